@@ -1,0 +1,136 @@
+package arch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables this package reads.
+const (
+	EnvROCm         = "MLX_ROCM_ARCHITECTURES"
+	EnvCUDA         = "MLX_CUDA_ARCHITECTURES"
+	EnvKFD          = "MLXBUILD_KFD_TOPOLOGY"
+	EnvProbeTimeout = "MLXBUILD_PROBE_TIMEOUT"
+)
+
+// DefaultProbeTimeout bounds each probe when MLXBUILD_PROBE_TIMEOUT is unset.
+// rocminfo answers in well under a second when it works; CI machines have
+// seen it hang for minutes.
+const DefaultProbeTimeout = 15 * time.Second
+
+// Options configures a resolution.
+type Options struct {
+	// Env reads the environment; nil means os.Getenv. Tests inject
+	// MLX_ROCM_ARCHITECTURES, ROCM_PATH, CUDA_HOME, PATH,
+	// MLXBUILD_KFD_TOPOLOGY, MLXBUILD_PROBE_TIMEOUT and the like.
+	Env func(string) string
+	// Default is a spec's default list, used with a warning when nothing
+	// else resolves (may be nil: then resolution fails).
+	Default []string
+}
+
+// Result is a resolved list of targets and its story.
+type Result struct {
+	Targets  []string // validated, sorted, deduplicated
+	Source   string   // e.g. "env MLX_ROCM_ARCHITECTURES", "kfd nodes 1,2", "nvidia-smi rows 0-7"
+	Warnings []string
+	Tried    []string // what was tried, in order, for the failure message
+}
+
+func (o Options) getenv(k string) string {
+	if o.Env != nil {
+		return o.Env(k)
+	}
+	return os.Getenv(k)
+}
+
+// childEnv is the environment for a probe. With the real environment the
+// child inherits it (nil); with an injected one, the variables that steer
+// the probes are taken from the injection so a test sees what it set.
+func (o Options) childEnv() []string {
+	if o.Env == nil {
+		return nil
+	}
+	steer := []string{"PATH", "ROCM_PATH", "CUDA_HOME", "HSA_OVERRIDE_GFX_VERSION",
+		"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}
+	drop := map[string]bool{}
+	for _, k := range steer {
+		drop[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range steer {
+		if v := o.Env(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// probeTimeout reads MLXBUILD_PROBE_TIMEOUT: a Go duration ("500ms", "2m")
+// or a number of seconds ("20", "0.5").
+func (o Options) probeTimeout() (time.Duration, error) {
+	s := strings.TrimSpace(o.getenv(EnvProbeTimeout))
+	if s == "" {
+		return DefaultProbeTimeout, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil {
+			return 0, &InvalidEnvError{Var: EnvProbeTimeout, Value: s, Why: "not a duration", Fix: `use a Go duration such as "15s" or a number of seconds`}
+		}
+		d = time.Duration(f * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, &InvalidEnvError{Var: EnvProbeTimeout, Value: s, Why: "not positive", Fix: `use a duration such as "15s"`}
+	}
+	return d, nil
+}
+
+// InvalidEnvError is an environment variable with a value that cannot be
+// used. It is a configuration error.
+type InvalidEnvError struct {
+	Var, Value, Why, Fix string
+	Err                  error
+}
+
+func (e *InvalidEnvError) Error() string {
+	msg := fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Why)
+	if e.Err != nil {
+		msg = fmt.Sprintf("%s=%q: %v", e.Var, e.Value, e.Err)
+	}
+	return msg + "; " + e.Fix
+}
+
+func (e *InvalidEnvError) Unwrap() error { return e.Err }
+
+// findTool looks for an executable named name in dir first (ROCM_PATH/bin or
+// CUDA_HOME/bin), then in the PATH that Options gives (not necessarily the
+// process's own, so tests can put fakes first).
+func (o Options) findTool(name, dir string) (string, bool) {
+	var dirs []string
+	if dir != "" {
+		dirs = append(dirs, dir)
+	}
+	dirs = append(dirs, filepath.SplitList(o.getenv("PATH"))...)
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,84 @@
+package arch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// ResolveCUDA finds the CUDA architectures to build for:
+// MLX_CUDA_ARCHITECTURES (CMake's native, all and all-major pass through),
+// else every row of nvidia-smi's compute_cap query, else o.Default with a
+// warning. There is no silent default: when nothing resolves it returns a
+// *ResolveError naming MLX_CUDA_ARCHITECTURES.
+func ResolveCUDA(ctx context.Context, o Options) (Result, error) {
+	var r Result
+	if v := o.getenv("CUDA_VISIBLE_DEVICES"); v != "" {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s is set: programs will use only those GPUs, but nvidia-smi lists all of them", v))
+	}
+	timeout, err := o.probeTimeout()
+	if err != nil {
+		return r, err
+	}
+	if v := o.getenv(EnvCUDA); strings.TrimSpace(v) != "" {
+		targets, err := fromEnv(CUDA, EnvCUDA, v)
+		if err != nil {
+			return r, err
+		}
+		return finish(CUDA, r, targets, "env "+EnvCUDA), nil
+	}
+	r.Tried = append(r.Tried, "env "+EnvCUDA+": not set")
+
+	targets, src, tried := probeNvidiaSMI(ctx, o, timeout)
+	r.Tried = append(r.Tried, tried)
+	if len(targets) > 0 {
+		return finish(CUDA, r, targets, src), nil
+	}
+	return fromDefault(CUDA, r, o.Default, &ResolveError{Backend: CUDA, Var: EnvCUDA, Example: "86;90a"})
+}
+
+// probeNvidiaSMI runs nvidia-smi ($CUDA_HOME/bin, then PATH).
+func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []string, source, tried string) {
+	var dir string
+	if h := o.getenv("CUDA_HOME"); h != "" {
+		dir = h + "/bin"
+	}
+	path, ok := o.findTool("nvidia-smi", dir)
+	if !ok {
+		where := "PATH"
+		if dir != "" {
+			where = dir + " or PATH"
+		}
+		return nil, "", "nvidia-smi: not found in " + where
+	}
+	cctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	res, err := proc.Run(cctx, proc.Cmd{Path: path, Args: []string{"--query-gpu=compute_cap", "--format=csv,noheader"}, Env: o.childEnv()})
+	if res.TimedOut {
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, EnvProbeTimeout)
+	}
+	// Old drivers exit 2 and explain on stdout; parse before judging the exit.
+	archs, perr := ParseNvidiaSMI(append(append([]byte(nil), res.Stdout...), res.Stderr...))
+	if errors.Is(perr, ErrNoComputeCap) {
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
+	}
+	if err != nil {
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): %s", path, describeFailure(res, err))
+	}
+	archs, perr = ParseNvidiaSMI(res.Stdout)
+	if perr != nil {
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
+	}
+	if len(archs) == 0 {
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): no GPU rows", path)
+	}
+	rows := make([]int, len(archs))
+	for i := range rows {
+		rows[i] = i
+	}
+	return archs, "nvidia-smi rows " + numberList(rows), fmt.Sprintf("nvidia-smi (%s): %s", path, strings.Join(archs, ","))
+}

@@ -1,0 +1,94 @@
+package arch
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Backends whose target names Validate knows.
+const (
+	ROCm = "rocm"
+	CUDA = "cuda"
+)
+
+var (
+	// gfxRe is a concrete processor: "gfx", a major version of one or two
+	// decimal digits, then minor and stepping as one hex digit each (the way
+	// KFD's gfx_target_version is printed: 9.0.10 is gfx90a).
+	gfxRe = regexp.MustCompile(`^gfx[1-9][0-9]?[0-9a-f][0-9a-f]$`)
+	// genericRe is a generic target such as gfx9-generic or gfx10-3-generic.
+	genericRe = regexp.MustCompile(`^gfx[1-9][0-9]?(-[0-9])?-generic$`)
+	// cudaRe is a compute capability as CMake takes it: 75, 90a, 100f,
+	// optionally -real or -virtual.
+	cudaRe = regexp.MustCompile(`^[1-9][0-9]{1,2}[af]?(-real|-virtual)?$`)
+)
+
+// cudaKeywords are CMAKE_CUDA_ARCHITECTURES values that CMake expands itself.
+var cudaKeywords = map[string]bool{"native": true, "all": true, "all-major": true}
+
+// InvalidError is a target name that does not fit the grammar. It is a
+// configuration error: the build must not start with it.
+type InvalidError struct {
+	Backend string
+	Name    string
+	Why     string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid %s target %q: %s", e.Backend, e.Name, e.Why)
+}
+
+// Validate checks one target name against the strict grammar of backend
+// ("rocm" or "cuda"). ROCm names are gfx processors with optional
+// :sramecc± and :xnack± features (each at most once) or generic targets;
+// CUDA names are NN, NNa or NNf (two or three digits), optionally -real or
+// -virtual, or one of CMake's keywords native, all and all-major. Nothing
+// with a separator, a space or a shell character passes.
+func Validate(backend, name string) error {
+	switch backend {
+	case ROCm:
+		return validateROCm(name)
+	case CUDA:
+		if cudaKeywords[name] || cudaRe.MatchString(name) {
+			return nil
+		}
+		return &InvalidError{CUDA, name, "want a compute capability such as 86, 90a or 100f (CMake style, no dot), or native, all, all-major"}
+	default:
+		return fmt.Errorf("unknown backend %q: want %q or %q", backend, ROCm, CUDA)
+	}
+}
+
+func validateROCm(name string) error {
+	parts := strings.Split(name, ":")
+	proc := parts[0]
+	if !gfxRe.MatchString(proc) && !genericRe.MatchString(proc) {
+		return &InvalidError{ROCm, name, "want a gfx target such as gfx1100, gfx90a:xnack- or gfx11-generic"}
+	}
+	seen := map[string]bool{}
+	for _, f := range parts[1:] {
+		if len(f) < 2 {
+			return &InvalidError{ROCm, name, "empty target feature"}
+		}
+		base, sign := f[:len(f)-1], f[len(f)-1]
+		if (base != "xnack" && base != "sramecc") || (sign != '+' && sign != '-') {
+			return &InvalidError{ROCm, name, fmt.Sprintf("unknown target feature %q: want xnack+, xnack-, sramecc+ or sramecc-", f)}
+		}
+		if seen[base] {
+			return &InvalidError{ROCm, name, fmt.Sprintf("target feature %s given twice", base)}
+		}
+		seen[base] = true
+	}
+	return nil
+}
+
+// Join renders targets the way CMake lists take them: ";"-joined.
+func Join(targets []string) string { return strings.Join(targets, ";") }
+
+// Split reads a user's list: ";", "," and white space all separate names,
+// and empty items are dropped.
+func Split(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ';' || r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+}

@@ -1,0 +1,68 @@
+package records
+
+import (
+	"strings"
+	"testing"
+)
+
+// Seeds live in testdata/fuzz/<FuzzName>/ in the go test corpus format; the
+// f.Add calls below keep the shapes of real files in the corpus too.
+
+func FuzzParseUpstream(f *testing.F) {
+	f.Add([]byte("source: https://github.com/a/b\nbranch: main\ncommit: 0123456789abcdef0123456789abcdef01234567\n"))
+	f.Add([]byte("# c\r\n\r\nkey:\n:value\nk: v: w\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, probs := ParseUpstream(data)
+		nlines := len(splitLines(data))
+		seen := map[string]bool{}
+		for _, fl := range u.Fields {
+			if fl.Line < 1 || fl.Line > nlines {
+				t.Fatalf("field %+v outside lines 1..%d", fl, nlines)
+			}
+			if seen[fl.Key] {
+				t.Fatalf("key %q kept twice", fl.Key)
+			}
+			seen[fl.Key] = true
+			if fl.Value != strings.TrimSpace(fl.Value) || !keyRE.MatchString(fl.Key) {
+				t.Fatalf("field %+v not normalized", fl)
+			}
+		}
+		for _, p := range probs {
+			if p.Line < 1 || p.Line > nlines || p.Fix == "" {
+				t.Fatalf("problem %+v: line outside 1..%d or no fix", p, nlines)
+			}
+		}
+	})
+}
+
+func FuzzParseLocalFixes(f *testing.F) {
+	f.Add([]byte(fixesDoc))
+	f.Add([]byte("1. **A.**\nStatus: proposed https://x/y\n1. **A.**\n3. b\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lf, probs := ParseLocalFixes(data)
+		nlines := len(splitLines(data))
+		prevEnd := 0
+		for _, it := range lf.Items {
+			if it.Line <= prevEnd || it.EndLine < it.Line || it.EndLine > nlines {
+				t.Fatalf("item %+v overlaps the previous one (ended %d) or leaves lines 1..%d", it, prevEnd, nlines)
+			}
+			prevEnd = it.EndLine
+			for _, p := range it.Paths {
+				if p.Line < it.Line || p.Line > it.EndLine || !isPathLike(p.Path) {
+					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.Line, it.EndLine)
+				}
+			}
+			if (it.Status == StatusProposed) != (it.Link != "") {
+				t.Fatalf("item %+v: a link goes with status proposed and only with it", it)
+			}
+			if (it.Status == StatusUnknown) != (it.StatusLine == 0) {
+				t.Fatalf("item %+v: status and status line disagree", it)
+			}
+		}
+		for _, p := range append(probs, lf.Numbering()...) {
+			if p.Line < 0 || p.Line > nlines || p.Message == "" || p.Fix == "" {
+				t.Fatalf("problem %+v outside lines 0..%d or without message and fix", p, nlines)
+			}
+		}
+	})
+}

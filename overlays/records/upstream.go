@@ -1,0 +1,71 @@
+package records
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Field is one `key: value` line of UPSTREAM.
+type Field struct {
+	Key, Value string
+	Line       int // 1-based
+}
+
+// Upstream is a parsed UPSTREAM file, its fields in file order.
+type Upstream struct {
+	Fields []Field
+}
+
+// Get returns the field named key and whether it exists.
+func (u Upstream) Get(key string) (Field, bool) {
+	for _, f := range u.Fields {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+
+// ParseUpstream reads UPSTREAM. It keeps the first of duplicated keys and
+// reports every line it could not read as a Problem.
+func ParseUpstream(data []byte) (Upstream, []Problem) {
+	var u Upstream
+	var probs []Problem
+	seen := map[string]int{}
+	for i, raw := range splitLines(data) {
+		n := i + 1
+		line := strings.TrimSpace(raw)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, ":")
+		key = strings.TrimSpace(key)
+		if !ok || !keyRE.MatchString(key) {
+			probs = append(probs, Problem{Line: n,
+				Message: fmt.Sprintf("%q is not a `key: value` line", clip(line)),
+				Fix:     "write it as `key: value`, or start it with # to make it a comment"})
+			continue
+		}
+		if first, dup := seen[key]; dup {
+			probs = append(probs, Problem{Line: n,
+				Message: fmt.Sprintf("key %q given again (first at line %d)", key, first),
+				Fix:     "keep one line per key"})
+			continue
+		}
+		seen[key] = n
+		u.Fields = append(u.Fields, Field{Key: key, Value: strings.TrimSpace(value), Line: n})
+	}
+	return u, probs
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	const max = 60
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

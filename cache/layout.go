@@ -1,0 +1,112 @@
+// Package cache owns mlxbuild's cache directory: where each backend's tree,
+// build directory, outputs, stamp, manifest, lock and log live; the stamp of
+// every input of a backend's last successful build and the explanation of
+// what changed since; the per-backend lock; and purging and cleaning. It never
+// copies source files (package overlays does).
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Layout is where one backend's files live under the cache root. A rocm and a
+// cpu build never share a tree or a build directory because each backend has
+// its own Dir.
+type Layout struct {
+	Root     string // the cache root (shared by every backend)
+	Backend  string // cpu, rocm, cuda or metal
+	Dir      string // Root/Backend
+	Tree     string // pristine + overlay, the only source CMake sees
+	Build    string // the CMake build directory
+	Out      string // the link plan and other outputs
+	Stamp    string // inputs of the last successful build (JSON)
+	Manifest string // the tree's manifest, written by overlays.Materialize
+	Lock     string // the per-backend lock file
+	Log      string // the last build's log
+}
+
+// For returns the layout of backend under root. It only computes paths.
+func For(root, backend string) Layout {
+	dir := filepath.Join(root, backend)
+	return Layout{
+		Root:     root,
+		Backend:  backend,
+		Dir:      dir,
+		Tree:     filepath.Join(dir, "tree"),
+		Build:    filepath.Join(dir, "build"),
+		Out:      filepath.Join(dir, "out"),
+		Stamp:    filepath.Join(dir, "stamp.json"),
+		Manifest: filepath.Join(dir, "tree.manifest"),
+		Lock:     filepath.Join(dir, "lock"),
+		Log:      filepath.Join(dir, "build.log"),
+	}
+}
+
+// tagName and tagBody mark a directory as a cache, both for mlxbuild (Clean
+// refuses to empty a root without it, so a mistyped cache path cannot wipe a
+// project) and for backup tools that honour the Cache Directory Tagging
+// convention.
+const (
+	tagName = "CACHEDIR.TAG"
+	tagBody = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache made by mlxbuild; `mage cache:clean` removes it.\n"
+)
+
+// Prepare creates the root (with its CACHEDIR.TAG) and the backend's
+// directory, so that Lock and the writers below can work.
+func Prepare(l Layout) error {
+	if err := checkBackend(l.Backend); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
+		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", l.Dir, err)
+	}
+	tag := filepath.Join(l.Root, tagName)
+	if _, err := os.Stat(tag); errors.Is(err, os.ErrNotExist) {
+		if err := writeFileAtomic(tag, []byte(tagBody)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBackend refuses names that would put a backend's directory anywhere
+// but directly under the root.
+func checkBackend(b string) error {
+	if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) || strings.HasPrefix(b, ".") {
+		return fmt.Errorf("cache: backend name %q is not a plain name; use cpu, rocm, cuda or metal", b)
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with data: a temporary file in the same
+// directory, synced, then renamed, so a reader sees the old or the new file,
+// never a torn one.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("cache: writing %s: %w; check that its directory exists and is writable", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cache: writing %s: %w; check free space and permissions", path, werr)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package overlays
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"syscall"
+)
+
+// statOf is the part of a file's stat data the manifest keeps.
+type statOf struct {
+	size, mtime int64
+	ino         uint64
+	kind        Kind
+}
+
+func statData(fi fs.FileInfo) statOf {
+	s := statOf{size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: KindFile}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = st.Ino
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		s.kind = KindLink
+	case fi.Mode()&0o111 != 0:
+		s.kind = KindExec
+	}
+	return s
+}
+
+// racy reports whether a recorded mtime is too recent to trust: a change in
+// the same clock tick as the manifest's writing would not have moved it.
+func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
+
+// file makes the tree file rel equal to its source src (origin says which
+// side), writing it only when its content or kind differs.
+func (m *materializer) file(rel string, origin Origin, src string, t os.DirEntry, c *dirCounts) error {
+	sfi, err := os.Lstat(src)
+	if err != nil {
+		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
+	}
+	s := statData(sfi)
+	if s.kind == KindLink && origin == FromOverlay {
+		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", src)
+	}
+	if !sfi.Mode().IsRegular() && s.kind != KindLink {
+		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, src)
+	}
+	idx := m.old.find(rel)
+	var old *Entry
+	if idx >= 0 {
+		old = &m.old.Entries[idx]
+		m.seen[idx] = true
+	}
+	dst := join(m.tree, rel)
+	var tr statOf
+	haveTree := false
+	if t != nil && !t.IsDir() {
+		if tfi, err := os.Lstat(dst); err == nil && (tfi.Mode().IsRegular() || tfi.Mode()&fs.ModeSymlink != 0) {
+			tr, haveTree = statData(tfi), true
+		}
+	}
+	srcKnown := old != nil && old.Origin == origin && old.Kind == s.kind &&
+		old.SrcSize == s.size && old.SrcMTime == s.mtime && old.SrcIno == s.ino && !m.racy(s.mtime)
+	treeKnown := old != nil && haveTree && old.Kind == tr.kind &&
+		old.Size == tr.size && old.MTime == tr.mtime && old.Ino == tr.ino && !m.racy(tr.mtime)
+	if srcKnown && treeKnown {
+		c.unchanged++
+		return nil
+	}
+	b := m.getBufs()
+	defer m.bufs.Put(b)
+	var data []byte
+	var sum [32]byte
+	if srcKnown {
+		sum = old.Hash
+	} else if data, sum, err = b.read(src, s.kind, &b.src); err != nil {
+		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
+	}
+	if haveTree && tr.kind == s.kind {
+		tsum := old.hashOr()
+		if !treeKnown {
+			if _, tsum, err = b.read(dst, tr.kind, &b.tree); err != nil {
+				return fmt.Errorf("overlays: reading tree file %s: %w; make it readable or remove it", dst, err)
+			}
+		}
+		if tsum == sum {
+			c.unchanged++
+			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: tr.mtime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
+				SrcSize: s.size, SrcMTime: s.mtime, SrcIno: s.ino}, c)
+			return nil
+		}
+	}
+	if data == nil {
+		// The source was trusted from the manifest but the tree differs: read
+		// the source now, and trust what was read.
+		if data, sum, err = b.read(src, s.kind, &b.src); err != nil {
+			return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
+		}
+	}
+	if t != nil && t.IsDir() {
+		if err := os.RemoveAll(dst); err != nil {
+			return fmt.Errorf("overlays: removing directory %s where a file belongs: %w; make %s writable", dst, err, m.tree)
+		}
+	}
+	w, err := writeAtomic(dst, data, s.kind)
+	if err != nil {
+		return err
+	}
+	if old != nil && old.Origin == FromOverlay && origin == FromPristine {
+		c.restored++
+	} else {
+		c.written++
+	}
+	c.changed = append(c.changed, rel)
+	m.record(idx, Entry{Path: rel, Size: w.size, MTime: w.mtime, Ino: w.ino, Hash: sum, Origin: origin, Kind: s.kind,
+		SrcSize: s.size, SrcMTime: s.mtime, SrcIno: s.ino}, c)
+	return nil
+}
+
+// hashOr is the entry's hash, or zero for no entry (never a real SHA-256).
+func (e *Entry) hashOr() [32]byte {
+	if e == nil {
+		return [32]byte{}
+	}
+	return e.Hash
+}
+
+// record stores the new entry for rel: in place of the old one (each index
+// belongs to exactly one worker), or among the extras.
+func (m *materializer) record(idx int, e Entry, c *dirCounts) {
+	if idx < 0 {
+		c.extra = append(c.extra, e)
+		return
+	}
+	if m.old.Entries[idx] != e {
+		m.old.Entries[idx] = e
+		m.dirty.Store(true)
+	}
+}
+
+// result is the new manifest: the old entries still in the tree, updated,
+// plus the new ones, sorted.
+func (m *materializer) result() *Manifest {
+	out := &Manifest{}
+	kept := 0
+	for i := range m.old.Entries {
+		if m.seen[i] {
+			kept++
+		}
+	}
+	if kept != len(m.old.Entries) {
+		m.dirty.Store(true)
+	}
+	if kept == len(m.old.Entries) && len(m.extra) == 0 {
+		out.Entries = m.old.Entries
+		return out
+	}
+	out.Entries = make([]Entry, 0, kept+len(m.extra))
+	for i := range m.old.Entries {
+		if m.seen[i] {
+			out.Entries = append(out.Entries, m.old.Entries[i])
+		}
+	}
+	out.Entries = append(out.Entries, m.extra...)
+	slices.SortFunc(out.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) })
+	return out
+}
+
+// bufs are one worker's read buffers, reused across files.
+type bufs struct{ src, tree []byte }
+
+func (m *materializer) getBufs() *bufs {
+	if b, ok := m.bufs.Get().(*bufs); ok {
+		return b
+	}
+	return &bufs{}
+}
+
+// read returns the content of path (a link's target for a link) and its
+// SHA-256, reusing *buf.
+func (b *bufs) read(path string, kind Kind, buf *[]byte) ([]byte, [32]byte, error) {
+	if kind == KindLink {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return nil, [32]byte{}, err
+		}
+		data := []byte(target)
+		return data, sha256.Sum256(append([]byte("symlink\x00"), data...)), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, [32]byte{}, err
+	}
+	defer f.Close()
+	data := (*buf)[:0]
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, [32]byte{}, err
+		}
+	}
+	*buf = data
+	return data, sha256.Sum256(data), nil
+}

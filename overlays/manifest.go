@@ -1,0 +1,297 @@
+package overlays
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Origin says where a tree file comes from.
+type Origin uint8
+
+// The origins of tree files.
+const (
+	FromPristine Origin = 'p'
+	FromOverlay  Origin = 'o'
+)
+
+func (o Origin) String() string {
+	switch o {
+	case FromPristine:
+		return "pristine"
+	case FromOverlay:
+		return "overlay"
+	}
+	return "unknown"
+}
+
+// Kind is the type of a tree entry: a regular file (executable or not) or a
+// symbolic link copied from the pristine source.
+type Kind uint8
+
+// The kinds of tree entries.
+const (
+	KindFile Kind = 'f'
+	KindExec Kind = 'x'
+	KindLink Kind = 'l'
+)
+
+// Entry is one file of the tree as the last Materialize left it. The tree's
+// size, mtime and inode, and the source's, let the next run trust Hash
+// without reading either file; any difference makes it hash again.
+type Entry struct {
+	Path     string // slash-separated, relative to the tree
+	Size     int64  // the tree file's size
+	MTime    int64  // the tree file's mtime, ns since the epoch
+	Ino      uint64 // the tree file's inode
+	Hash     [32]byte
+	Origin   Origin
+	Kind     Kind
+	SrcSize  int64  // the source file's size when it was last read
+	SrcMTime int64  // the source file's mtime then
+	SrcIno   uint64 // the source file's inode then
+}
+
+// HashHex is the entry's content hash (SHA-256) in hex.
+func (e *Entry) HashHex() string { return hex.EncodeToString(e.Hash[:]) }
+
+// Manifest lists every file of a tree, sorted by path (see comparePaths).
+type Manifest struct {
+	Entries []Entry
+	// mtime is the manifest file's own mtime when it was read: entries not
+	// older than it are "racy" (a change in the same clock tick would not show
+	// in their mtime), so the next run re-hashes them, as git does.
+	mtime int64
+}
+
+// Hash fingerprints the tree's content: every path, kind and content hash,
+// but not mtimes or origins, so that it changes exactly when what CMake
+// would compile changes.
+func (m *Manifest) Hash() string {
+	h := sha256.New()
+	var line []byte
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		line = append(line[:0], e.Path...)
+		line = append(line, 0, byte(e.Kind), 0)
+		line = append(line, e.Hash[:]...)
+		line = append(line, '\n')
+		h.Write(line)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// OverlayFiles is the manifest's overlay part (path -> content hash), the
+// same map as the package function OverlayFiles but without reading files.
+func (m *Manifest) OverlayFiles() map[string]string {
+	out := map[string]string{}
+	for i := range m.Entries {
+		if m.Entries[i].Origin == FromOverlay {
+			out[m.Entries[i].Path] = m.Entries[i].HashHex()
+		}
+	}
+	return out
+}
+
+// find returns the index of path in the manifest, or -1.
+func (m *Manifest) find(path string) int {
+	i, ok := slices.BinarySearchFunc(m.Entries, path, func(e Entry, p string) int { return comparePaths(e.Path, p) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// comparePaths orders slash-separated paths component by component, which is
+// the order a sorted directory walk visits them ("a/b" before "a.txt"): '/'
+// sorts before every other byte.
+func comparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return -1
+		}
+		if cb == '/' {
+			return 1
+		}
+		if ca < cb {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
+}
+
+// manifestHeader starts every manifest file; a file with another first line
+// is ignored (the next run re-hashes everything and rewrites it).
+const manifestHeader = "# mlxbuild tree manifest v1: path size mtime ino kind origin hash srcsize srcmtime srcino"
+
+// readManifest reads the manifest at path. A missing, unreadable or corrupt
+// manifest gives an empty one: it is only a cache of hashes, and an empty one
+// makes Materialize verify every file by content, which is always correct.
+func readManifest(path string) *Manifest {
+	m := &Manifest{}
+	f, err := os.Open(path)
+	if err != nil {
+		return m
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return m
+	}
+	m.mtime = fi.ModTime().UnixNano()
+	r := bufio.NewReaderSize(f, 64<<10)
+	first, err := r.ReadString('\n')
+	if err != nil || strings.TrimSuffix(first, "\n") != manifestHeader {
+		return &Manifest{}
+	}
+	var fields [10]string
+	for {
+		line, err := r.ReadString('\n')
+		if errors.Is(err, io.EOF) && line == "" {
+			break
+		}
+		if err != nil || !strings.HasSuffix(line, "\n") {
+			return &Manifest{}
+		}
+		e, ok := parseEntry(strings.TrimSuffix(line, "\n"), fields[:])
+		if !ok {
+			return &Manifest{}
+		}
+		m.Entries = append(m.Entries, e)
+	}
+	if !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
+		return &Manifest{}
+	}
+	return m
+}
+
+func parseEntry(line string, f []string) (Entry, bool) {
+	for i := range f {
+		j := strings.IndexByte(line, '\t')
+		if i == len(f)-1 {
+			if j >= 0 {
+				return Entry{}, false
+			}
+			f[i] = line
+			break
+		}
+		if j < 0 {
+			return Entry{}, false
+		}
+		f[i], line = line[:j], line[j+1:]
+	}
+	var e Entry
+	var err [6]error
+	e.Path = unquotePath(f[0])
+	e.Size, err[0] = strconv.ParseInt(f[1], 10, 64)
+	e.MTime, err[1] = strconv.ParseInt(f[2], 10, 64)
+	e.Ino, err[2] = strconv.ParseUint(f[3], 10, 64)
+	e.SrcSize, err[3] = strconv.ParseInt(f[7], 10, 64)
+	e.SrcMTime, err[4] = strconv.ParseInt(f[8], 10, 64)
+	e.SrcIno, err[5] = strconv.ParseUint(f[9], 10, 64)
+	for _, x := range err {
+		if x != nil {
+			return Entry{}, false
+		}
+	}
+	if len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 || e.Path == "" {
+		return Entry{}, false
+	}
+	e.Kind, e.Origin = Kind(f[4][0]), Origin(f[5][0])
+	if _, x := hex.Decode(e.Hash[:], []byte(f[6])); x != nil {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// quotePath keeps one entry per line whatever bytes a file name holds.
+func quotePath(p string) string {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < ' ' || r == '\\' || r == '"' || r == 0x7f }) {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+func unquotePath(p string) string {
+	if strings.HasPrefix(p, `"`) {
+		if u, err := strconv.Unquote(p); err == nil {
+			return u
+		}
+	}
+	return p
+}
+
+// write replaces the manifest at path atomically: a temporary file in the
+// same directory, synced, then renamed.
+func (m *Manifest) write(path string) error {
+	f, err := os.CreateTemp(dirOf(path), ".mlxbuild-tmp-manifest-*")
+	if err != nil {
+		return fmt.Errorf("overlays: writing manifest %s: %w; make its directory writable", path, err)
+	}
+	tmp := f.Name()
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString(manifestHeader)
+	w.WriteByte('\n')
+	var b []byte
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		b = append(b[:0], quotePath(e.Path)...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.Size, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.MTime, 10)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, e.Ino, 10)
+		b = append(b, '\t', byte(e.Kind), '\t', byte(e.Origin), '\t')
+		b = hex.AppendEncode(b, e.Hash[:])
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.SrcSize, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.SrcMTime, 10)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, e.SrcIno, 10)
+		b = append(b, '\n')
+		w.Write(b)
+	}
+	werr := w.Flush()
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("overlays: writing manifest %s: %w; check free space and permissions", path, werr)
+	}
+	return nil
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		if i == 0 {
+			return "/"
+		}
+		return path[:i]
+	}
+	return "."
+}

@@ -1,0 +1,249 @@
+package overlays
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// Source says where MLX comes from: a git repository (URL, local path or
+// file:// URL) at a pin, or a directory used as it is.
+type Source struct {
+	Git string // repository to clone: URL, local path or file:// URL
+	Pin string // full commit id (40 hex digits, 64 for SHA-256 repositories)
+	Dir string // a checkout used as is; wins over Git
+}
+
+// Pristine makes sure the pristine source at s.Pin exists under cacheRoot and
+// returns its directory. Every source shares one bare mirror per repository
+// under <cacheRoot>/src/git (cloned once, fetched only when the pin is
+// missing); each pin gets its own checkout <cacheRoot>/src/<pin>, made in a
+// temporary directory, verified with `git rev-parse HEAD` == pin, then
+// renamed into place, and never written to again. Git runs with every GIT_*
+// variable of the environment removed, no terminal prompts, and its own
+// identity. A lock under <cacheRoot>/src serialises runs of several backends.
+//
+// With s.Dir set, Pristine returns s.Dir, after checking that its HEAD is
+// s.Pin when s.Pin is set and s.Dir is a git checkout.
+func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
+	if s.Dir != "" {
+		return pristineDir(ctx, s)
+	}
+	if err := checkPin(s.Pin); err != nil {
+		return "", err
+	}
+	if s.Git == "" {
+		return "", errors.New("overlays: the MLX source is not set; set source.git (a URL or a local path) or source.dir in mlxbuild.yaml")
+	}
+	if cacheRoot == "" {
+		return "", errors.New("overlays: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
+	}
+	url := s.Git
+	if !strings.Contains(url, "://") && !strings.Contains(url, "@") {
+		// A local path: make it absolute, since git runs in other directories.
+		abs, err := filepath.Abs(url)
+		if err != nil {
+			return "", fmt.Errorf("overlays: source.git %s: %w", url, err)
+		}
+		url = abs
+	}
+	srcDir := filepath.Join(cacheRoot, "src")
+	checkout := filepath.Join(srcDir, s.Pin)
+	if ok, err := atPin(ctx, checkout, s.Pin); ok {
+		return checkout, nil
+	} else if err != nil {
+		return "", err
+	}
+	unlock, err := cache.Lock(ctx, filepath.Join(srcDir, "lock"), nil)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	// Another backend's run may have made it while we waited.
+	if ok, err := atPin(ctx, checkout, s.Pin); ok {
+		return checkout, nil
+	} else if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(url))
+	mirror := filepath.Join(srcDir, "git", hex.EncodeToString(sum[:8])+".git")
+	if err := ensureCommit(ctx, mirror, url, s.Pin); err != nil {
+		return "", err
+	}
+	return checkout, makeCheckout(ctx, mirror, checkout, s.Pin)
+}
+
+// checkPin refuses anything but a full, lower-case commit id: an abbreviated
+// one or a branch name could silently mean another commit later.
+func checkPin(pin string) error {
+	if (len(pin) != 40 && len(pin) != 64) || !isLowerHex(pin) {
+		return fmt.Errorf("overlays: source.pin %q is not a full commit id; set it to the 40-hex-digit id that `git rev-parse <commit>` prints", pin)
+	}
+	return nil
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// pristineDir checks a source.dir checkout.
+func pristineDir(ctx context.Context, s Source) (string, error) {
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return "", fmt.Errorf("overlays: source.dir %s: %w", s.Dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("overlays: source.dir %s is not a directory; fix source.dir in mlxbuild.yaml", s.Dir)
+	}
+	if s.Pin == "" {
+		return dir, nil
+	}
+	if err := checkPin(s.Pin); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return dir, nil // not a checkout: nothing to verify against
+	}
+	head, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("overlays: reading HEAD of source.dir %s: %w; check that it is a valid git checkout", dir, err)
+	}
+	if head != s.Pin {
+		return "", fmt.Errorf("overlays: source.dir %s is at %s, not at source.pin %s; check out the pin there (git -C %s checkout %s) or update source.pin", dir, head, s.Pin, dir, s.Pin)
+	}
+	return dir, nil
+}
+
+// atPin reports whether checkout exists and its HEAD is pin. A checkout at
+// another commit is an error: per-pin directories are never moved.
+func atPin(ctx context.Context, checkout, pin string) (bool, error) {
+	if _, err := os.Stat(checkout); err != nil {
+		return false, nil
+	}
+	head, err := git(ctx, checkout, "rev-parse", "HEAD")
+	if err == nil && head == pin {
+		return true, nil
+	}
+	return false, fmt.Errorf("overlays: the pristine checkout %s is not at %s (HEAD: %q, %v); remove it (mage cache:clean) so it is made again", checkout, pin, head, err)
+}
+
+// ensureCommit makes the mirror hold pin: clone it once, fetch every ref if
+// the pin is missing, then the pin itself (for commits no ref points at).
+func ensureCommit(ctx context.Context, mirror, url, pin string) error {
+	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(mirror), 0o755); err != nil {
+			return fmt.Errorf("overlays: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(mirror), err)
+		}
+		tmp := mirror + ".tmp"
+		os.RemoveAll(tmp)
+		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("overlays: cloning MLX from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", url, err)
+		}
+		if err := os.Rename(tmp, mirror); err != nil {
+			return fmt.Errorf("overlays: moving the clone into %s: %w", mirror, err)
+		}
+	}
+	if hasCommit(ctx, mirror, pin) {
+		return nil
+	}
+	var errs []error
+	for _, args := range [][]string{{"fetch", "--quiet", "--prune", "origin"}, {"fetch", "--quiet", "origin", pin}} {
+		if _, err := git(ctx, mirror, args...); err != nil {
+			errs = append(errs, err)
+		}
+		if hasCommit(ctx, mirror, pin) {
+			return nil
+		}
+	}
+	if len(errs) == 2 {
+		return fmt.Errorf("overlays: fetching %s from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", pin, url, errors.Join(errs...))
+	}
+	return fmt.Errorf("overlays: commit %s (source.pin) is not in %s; check source.pin, or that the commit was pushed", pin, url)
+}
+
+func hasCommit(ctx context.Context, gitDir, pin string) bool {
+	_, err := git(ctx, gitDir, "cat-file", "-e", pin+"^{commit}")
+	return err == nil
+}
+
+// makeCheckout checks pin out into a temporary directory next to checkout,
+// verifies HEAD, then renames it into place, so a checkout that exists is
+// complete.
+func makeCheckout(ctx context.Context, mirror, checkout, pin string) error {
+	tmp := checkout + ".tmp"
+	os.RemoveAll(tmp)
+	fail := func(what string, err error) error {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("overlays: %s of %s into %s failed: %w; check free space, or remove %s and retry", what, pin, checkout, err, tmp)
+	}
+	if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
+		return fail("cloning", err)
+	}
+	if _, err := git(ctx, tmp, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", pin); err != nil {
+		return fail("checkout", err)
+	}
+	head, err := git(ctx, tmp, "rev-parse", "HEAD")
+	if err != nil {
+		return fail("verification", err)
+	}
+	if head != pin {
+		return fail("verification", fmt.Errorf("HEAD is %s", head))
+	}
+	if err := os.Rename(tmp, checkout); err != nil {
+		return fail("renaming", err)
+	}
+	return nil
+}
+
+// gitTimeout bounds one git command that has no deadline of its own, so an
+// unreachable server cannot hang a build forever.
+const gitTimeout = 15 * time.Minute
+
+// git runs git in dir (a work tree, or a bare repository) with a clean
+// environment and returns its trimmed standard output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, gitTimeout)
+		defer cancel()
+	}
+	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Args: args, Dir: dir, Env: gitEnv()})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// gitEnv is the environment without GIT_* variables (a GIT_DIR or
+// GIT_WORK_TREE exported by a hook or an outer git would point every command
+// at the wrong repository), with prompts off and a fixed identity.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ASKPASS=",
+		"SSH_ASKPASS=",
+		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
+		"GIT_AUTHOR_NAME=mlxbuild", "GIT_AUTHOR_EMAIL=mlxbuild@localhost",
+		"GIT_COMMITTER_NAME=mlxbuild", "GIT_COMMITTER_EMAIL=mlxbuild@localhost",
+		"LC_ALL=C",
+	)
+}

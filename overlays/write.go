@@ -1,0 +1,78 @@
+package overlays
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+)
+
+// writeAtomic replaces path with data (a link's target for KindLink): the
+// data goes to a temporary file in the same directory, which is then renamed
+// over path, so path holds the old or the new content at every moment. The
+// tree file gets mode 0644 (0755 for KindExec) whatever the source's mode,
+// so the tree stays writable for the build even over a read-only checkout.
+//
+// There is no fsync: the guarantee is against a killed process (the page
+// cache survives it), not a power cut. After a power cut a file can come
+// back empty, which the next run sees as a size change and rewrites.
+func writeAtomic(path string, data []byte, kind Kind) (statOf, error) {
+	dir, base := dirOf(path), path[len(dirOf(path))+1:]
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	for attempt := 0; ; attempt++ {
+		tmp := dir + "/" + tmpPrefix + base + "-" + strconv.FormatUint(rand.Uint64()&0xffffffff, 36)
+		var st statOf
+		err := create(tmp, data, kind, &st)
+		if os.IsExist(err) && attempt < 10 {
+			continue
+		}
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return statOf{}, fmt.Errorf("overlays: writing tree file %s: %w; make %s writable (or set MLXBUILD_CACHE to a writable directory) and check free space", path, err, dir)
+		}
+		return st, nil
+	}
+}
+
+// create makes the temporary file and reports its stat data, which rename
+// keeps (same inode, same mtime).
+func create(tmp string, data []byte, kind Kind, st *statOf) error {
+	if kind == KindLink {
+		if err := os.Symlink(string(data), tmp); err != nil {
+			return err
+		}
+		fi, err := os.Lstat(tmp)
+		if err != nil {
+			return err
+		}
+		*st = statData(fi)
+		return nil
+	}
+	perm := os.FileMode(0o644)
+	if kind == KindExec {
+		perm = 0o755
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm) // the umask may have taken bits away
+	}
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			*st = statData(fi)
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

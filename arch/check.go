@@ -1,0 +1,247 @@
+package arch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// Binary is what a built file was compiled for.
+type Binary struct {
+	File  string
+	ROCm  []string // gfx target IDs of its HIP offload bundles, sorted, deduplicated
+	SASS  []string // CUDA cubin architectures, CMake style ("86", "90a")
+	PTX   []string // CUDA PTX architectures, CMake style
+	Notes []string // what could not be read, and why
+}
+
+// Inspect lists the GPU targets inside a binary, object or library: the gfx
+// names of its HIP offload bundles, and (when cuobjdump is found in
+// $CUDA_HOME/bin or PATH) the sm_ names of its CUDA fat binaries.
+func Inspect(ctx context.Context, file string, o Options) (Binary, error) {
+	b := Binary{File: file}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return b, err
+	}
+	entries, compressed := ParseOffloadBundles(data)
+	var gfx []string
+	for _, e := range entries {
+		if t := e.Target(); t != "" {
+			if Validate(ROCm, t) == nil {
+				gfx = append(gfx, t)
+			} else {
+				b.Notes = append(b.Notes, fmt.Sprintf("offload bundle entry %q is not a target mlxbuild knows how to read", e.Triple))
+			}
+		}
+	}
+	b.ROCm = dedupe(gfx, func(x, y string) bool { return x < y })
+	if compressed > 0 {
+		b.Notes = append(b.Notes, fmt.Sprintf("%d compressed offload bundle(s) (--offload-compress): their targets are not listed", compressed))
+	}
+	if containsCUDA(data) {
+		if err := inspectCUDA(ctx, file, o, &b); err != nil {
+			b.Notes = append(b.Notes, err.Error())
+		}
+	}
+	return b, nil
+}
+
+func containsCUDA(data []byte) bool {
+	return bytes.Contains(data, []byte(".nv_fatbin")) || bytes.Contains(data, cudaFatbinMagic)
+}
+
+var smRe = regexp.MustCompile(`\.sm_([0-9]+[af]?)\.(cubin|ptx)\b`)
+
+// inspectCUDA asks cuobjdump for the cubins and PTX inside file.
+func inspectCUDA(ctx context.Context, file string, o Options, b *Binary) error {
+	var dir string
+	if h := o.getenv("CUDA_HOME"); h != "" {
+		dir = h + "/bin"
+	}
+	path, ok := o.findTool("cuobjdump", dir)
+	if !ok {
+		return fmt.Errorf("the file holds a CUDA fat binary, but cuobjdump was not found in $CUDA_HOME/bin or PATH: its sm_ targets are not listed")
+	}
+	d, err := o.probeTimeout()
+	if err != nil {
+		return err
+	}
+	var sass, ptx []string
+	for _, flag := range []string{"--list-elf", "--list-ptx"} {
+		cctx, cancel := context.WithTimeout(ctx, d)
+		res, err := proc.Run(cctx, proc.Cmd{Path: path, Args: []string{flag, file}, Env: o.childEnv()})
+		cancel()
+		if err != nil {
+			// cuobjdump exits non-zero when a file has no PTX (or no ELF).
+			if strings.Contains(string(res.Stderr), "does not contain") {
+				continue
+			}
+			return fmt.Errorf("cuobjdump %s %s: %s", flag, file, describeFailure(res, err))
+		}
+		for _, m := range smRe.FindAllStringSubmatch(string(res.Stdout), -1) {
+			if m[2] == "cubin" {
+				sass = append(sass, m[1])
+			} else {
+				ptx = append(ptx, m[1])
+			}
+		}
+	}
+	b.SASS = dedupe(sass, cudaLess)
+	b.PTX = dedupe(ptx, cudaLess)
+	return nil
+}
+
+// CheckReport compares a binary with the GPUs it is meant to run on.
+type CheckReport struct {
+	Binary  Binary
+	ROCm    *Result  // this machine's resolved ROCm targets, when the binary has HIP code
+	CUDA    *Result  // this machine's resolved CUDA architectures, when it has CUDA code
+	Missing []string // machine GPUs no code in the binary runs on
+	Lines   []string // the human summary, one line each
+}
+
+// MismatchError is a binary that has no code for some of the machine's GPUs:
+// it would fail with hipErrorNoBinaryForGpu or "invalid device function".
+type MismatchError struct{ Report CheckReport }
+
+func (e *MismatchError) Error() string { return strings.Join(e.Report.Lines, "\n") }
+
+// Check inspects file and compares its GPU targets with this machine's, as
+// ResolveROCm and ResolveCUDA find them (MLX_ROCM_ARCHITECTURES and
+// MLX_CUDA_ARCHITECTURES included, so a user can also ask "was this built
+// for what I asked for?"). It returns a *MismatchError when a GPU has no
+// code in the file, an error when the file has no GPU code or the machine's
+// GPUs cannot be resolved, and the report otherwise.
+func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
+	var rep CheckReport
+	bin, err := Inspect(ctx, file, o)
+	rep.Binary = bin
+	if err != nil {
+		return rep, err
+	}
+	if len(bin.ROCm) == 0 && len(bin.SASS) == 0 && len(bin.PTX) == 0 {
+		why := "found no HIP offload bundle and no CUDA fat binary"
+		if len(bin.Notes) > 0 {
+			why += " it could read (" + strings.Join(bin.Notes, "; ") + ")"
+		}
+		return rep, fmt.Errorf("%s: %s; check that this is the GPU library or program (for a static build, the file that holds the kernels)", file, why)
+	}
+	mismatch := false
+	if len(bin.ROCm) > 0 {
+		r, err := ResolveROCm(ctx, o)
+		if err != nil {
+			return rep, fmt.Errorf("%s is built for %s, but this machine's GPUs could not be resolved to compare: %w", file, Join(bin.ROCm), err)
+		}
+		rep.ROCm = &r
+		var missing []string
+		for _, g := range r.Targets {
+			if !anyRuns(bin.ROCm, g) {
+				missing = append(missing, g)
+			}
+		}
+		rep.Missing = append(rep.Missing, missing...)
+		if len(missing) > 0 {
+			mismatch = true
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: no code for %s (it would fail with hipErrorNoBinaryForGpu); rebuild with %s=%s",
+				Join(bin.ROCm), against(r, EnvROCm), Join(missing), EnvROCm, Join(r.Targets)))
+		} else {
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: every GPU has code", Join(bin.ROCm), against(r, EnvROCm)))
+		}
+	}
+	if len(bin.SASS) > 0 || len(bin.PTX) > 0 {
+		r, err := ResolveCUDA(ctx, o)
+		if err != nil {
+			return rep, fmt.Errorf("%s is built for CUDA %s, but this machine's GPUs could not be resolved to compare: %w", file, cudaBuiltList(bin), err)
+		}
+		rep.CUDA = &r
+		var missing []string
+		for _, m := range r.Targets {
+			if !cudaRunsAny(bin, m) {
+				missing = append(missing, m)
+			}
+		}
+		rep.Missing = append(rep.Missing, missing...)
+		if len(missing) > 0 {
+			mismatch = true
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: no code for %s (it would fail with \"invalid device function\"); rebuild with %s=%s",
+				cudaBuiltList(bin), against(r, EnvCUDA), Join(missing), EnvCUDA, Join(r.Targets)))
+		} else {
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: every GPU has code", cudaBuiltList(bin), against(r, EnvCUDA)))
+		}
+	}
+	if mismatch {
+		return rep, &MismatchError{Report: rep}
+	}
+	return rep, nil
+}
+
+// against says whose list the binary is compared with, e.g.
+// "this machine has gfx1151 (kfd nodes 1)".
+func against(r Result, envVar string) string {
+	switch r.Source {
+	case "env " + envVar:
+		return fmt.Sprintf("the requested targets are %s (%s)", Join(r.Targets), envVar)
+	case "spec default":
+		return fmt.Sprintf("the spec's default list is %s", Join(r.Targets))
+	default:
+		return fmt.Sprintf("this machine has %s (%s)", Join(r.Targets), r.Source)
+	}
+}
+
+func anyRuns(built []string, gpu string) bool {
+	for _, t := range built {
+		if Runs(t, gpu) {
+			return true
+		}
+	}
+	return false
+}
+
+func cudaBuiltList(b Binary) string {
+	var parts []string
+	for _, s := range b.SASS {
+		parts = append(parts, "sm_"+s)
+	}
+	for _, p := range b.PTX {
+		parts = append(parts, "compute_"+p+" (PTX)")
+	}
+	return strings.Join(parts, ";")
+}
+
+// cudaRunsAny reports whether some code in b runs on the machine
+// architecture m (CMake style, e.g. "90a" for an SM 9.0 GPU, or a keyword).
+// A cubin runs on the same major version with an equal or higher minor;
+// an architecture-specific one (sm_90a) only on its own SM. PTX is compiled
+// at load time for any equal or newer SM (not across "a" variants).
+func cudaRunsAny(b Binary, m string) bool {
+	if cudaKeywords[m] {
+		return true // the user asked CMake to decide; nothing to compare
+	}
+	ms := leadingInt(m)
+	for _, s := range b.SASS {
+		// "f" (family) cubins run across the family like plain ones.
+		sm, specific := leadingInt(s), strings.HasSuffix(s, "a")
+		if specific && sm == ms {
+			return true
+		}
+		if !specific && sm/10 == ms/10 && sm <= ms {
+			return true
+		}
+	}
+	for _, p := range b.PTX {
+		sm, specific := leadingInt(p), strings.HasSuffix(p, "a")
+		if (specific && sm == ms) || (!specific && sm <= ms) {
+			return true
+		}
+	}
+	return false
+}
+
+// ExitStatus makes Mage exit 1 on a mismatch (targets.failed keeps it).
+func (e *MismatchError) ExitStatus() int { return 1 }

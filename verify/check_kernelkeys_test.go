@@ -1,0 +1,64 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+var kernelScope = []string{
+	"mlx/backend/cuda/rope_kernel.cpp",
+	"mlx/backend/metal/softcap.cpp",
+	"mlx/backend/rocm/fused_norm.cpp",
+}
+
+func TestKernelKeysClean(t *testing.T) {
+	r := mustPass(t, KernelKeys{Root: "testdata/kernelkeys/clean", Files: kernelScope, Count: 3})
+	// fast.h holds declarations only; the raw string and the comment that
+	// mention factories are not call sites: 4 calls in 3 files.
+	if r.Reason != "4 call sites in 3 files" {
+		t.Errorf("reason = %q, want 4 call sites in 3 files", r.Reason)
+	}
+}
+
+func TestKernelKeysLaunchWithoutDtype(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, old, new, loc string
+	}{
+		{"direct variable", "mlx/backend/metal/softcap.cpp", `{{"T", x.dtype()}},`, `{},`, "softcap.cpp:22"},
+		{"constant dtype only", "mlx/backend/cuda/rope_kernel.cpp", `{{"T", x.dtype()}, {"N", n}}`, `{{"T", float32}, {"N", n}}`, "rope_kernel.cpp:36"},
+		{"variable without dtype", "mlx/backend/rocm/fused_norm.cpp", `targs.emplace_back("T", x.dtype());`, ``, "fused_norm.cpp:32"},
+		{"parameter not named dtype", "mlx/backend/rocm/fused_norm.cpp", `{{"T", input_dtype}}`, `{{"N", 4}}`, "fused_norm.cpp:42"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyTree(t, "testdata/kernelkeys/clean")
+			plant(t, dir, tc.file, tc.old, tc.new)
+			r := mustFind(t, KernelKeys{Root: dir, Files: kernelScope, Count: 3}, tc.loc, "no input dtype in its template_args")
+			if len(r.Findings) != 1 {
+				t.Errorf("want exactly the planted defect, got:\n%s", findingsText(r))
+			}
+		})
+	}
+}
+
+func TestKernelKeysNeverLaunched(t *testing.T) {
+	dir := copyTree(t, "testdata/kernelkeys/clean")
+	plant(t, dir, "mlx/backend/metal/softcap.cpp", "auto outputs = kernel(", "auto outputs = other(")
+	mustFind(t, KernelKeys{Root: dir, Files: kernelScope, Count: 3}, "softcap.cpp:14", "never launched")
+}
+
+func TestKernelKeysScope(t *testing.T) {
+	dir := copyTree(t, "testdata/kernelkeys/clean")
+	writeFile(t, dir, "mlx/backend/rocm/new_kernel.hip",
+		"auto k = fast::hip_kernel(\"n\", {}, {}, \"\");\nauto o = k({}, {}, {}, {1,1,1}, {1,1,1}, {{\"T\", a.dtype()}}, std::nullopt, false, {});\n")
+	r := mustFind(t, KernelKeys{Root: dir, Files: kernelScope, Count: 3}, "new_kernel.hip", "entered scope")
+	if !strings.Contains(findingsText(r), "count: 3 but 4 files") {
+		t.Errorf("the count mismatch is not reported:\n%s", findingsText(r))
+	}
+	// Declaring it makes the check pass again.
+	mustPass(t, KernelKeys{Root: dir, Files: append([]string{"mlx/backend/rocm/new_kernel.hip"}, kernelScope...), Count: 4})
+
+	// A file that leaves scope fails too.
+	dir = copyTree(t, "testdata/kernelkeys/clean")
+	plant(t, dir, "mlx/backend/metal/softcap.cpp", "mx::fast::metal_kernel(", "mx::fast::make_kernel(")
+	mustFind(t, KernelKeys{Root: dir, Files: kernelScope, Count: 3}, "softcap.cpp", "left scope")
+}

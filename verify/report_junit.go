@@ -1,0 +1,63 @@
+package verify
+
+import (
+	"encoding/xml"
+	"strings"
+)
+
+// The JUnit XML subset every CI system reads: one suite, one test case per
+// check, <failure> with the findings as text, <skipped> with the reason.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes rs as a JUnit XML report to path, atomically.
+func WriteJUnit(path string, rs []Result) error {
+	s := junitSuite{Name: "mlxbuild verify", Tests: len(rs)}
+	var pass int
+	for _, r := range rs {
+		count(r.Status, &pass, &s.Failures, &s.Skipped)
+		c := junitCase{Name: r.Check, Classname: "mlxbuild.verify"}
+		switch r.Status {
+		case Fail:
+			var b strings.Builder
+			for _, f := range r.Findings {
+				writeFinding(&b, f, "")
+			}
+			msg := r.Reason
+			if msg == "" {
+				msg = plural(len(r.Findings), "finding")
+			}
+			c.Failure = &junitMessage{Message: msg, Text: b.String()}
+		case Skip:
+			c.Skipped = &junitMessage{Message: r.Reason}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	data, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append([]byte(xml.Header), append(data, '\n')...))
+}

@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+)
+
+// WriteText writes one line per check (PASS, FAIL or SKIP, the check's name
+// and its reason), each failure's findings below it as `file:line: message`
+// with a `fix:` line, and a closing count. With color set, the status words
+// are coloured; the caller decides (terminal, NO_COLOR).
+func WriteText(w io.Writer, rs []Result, useColor bool) {
+	paint := func(c *color.Color, s string) string {
+		if !useColor {
+			return s
+		}
+		c.EnableColor()
+		return c.Sprint(s)
+	}
+	green, red, yellow := color.New(color.FgGreen), color.New(color.FgRed, color.Bold), color.New(color.FgYellow)
+	var pass, fail, skip int
+	var b strings.Builder
+	for _, r := range rs {
+		count(r.Status, &pass, &fail, &skip)
+		word := map[Status]string{Pass: paint(green, "PASS"), Fail: paint(red, "FAIL"), Skip: paint(yellow, "SKIP")}[r.Status]
+		b.WriteString(word + "  " + r.Check)
+		if r.Reason != "" {
+			b.WriteString(": " + r.Reason)
+		}
+		b.WriteByte('\n')
+		for _, f := range r.Findings {
+			writeFinding(&b, f, "      ")
+		}
+	}
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped\n", plural(len(rs), "check"), pass, fail, skip)
+	io.WriteString(w, b.String())
+}
+
+// writeFinding writes one finding: its location and message, then what to do.
+func writeFinding(b *strings.Builder, f Finding, indent string) {
+	b.WriteString(indent)
+	if loc := f.Location(); loc != "" {
+		b.WriteString(loc + ": ")
+	}
+	b.WriteString(strings.ReplaceAll(f.Message, "\n", "\n"+indent+"  "))
+	b.WriteByte('\n')
+	if f.Fix != "" {
+		b.WriteString(indent + "  fix: " + f.Fix + "\n")
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

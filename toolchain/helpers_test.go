@@ -1,0 +1,36 @@
+package toolchain
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// needTool skips on a developer machine without name, and fails in CI,
+// where .ci/run installs everything.
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("%s is not installed (Debian: see docs/notes/build.md); CI fails here", name)
+		}
+		t.Fatalf("%s is not installed: CI must install it", name)
+	}
+}
+
+// envMap returns an env function over m (unset keys read as "").
+func envMap(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// writeFile creates path with content and mode, making its directories.
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}

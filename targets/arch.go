@@ -1,0 +1,96 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+)
+
+// Arch resolves the GPU targets a build compiles for, and checks built files
+// against this machine's GPUs.
+type Arch mg.Namespace
+
+// Rocm prints the ROCm gfx targets a build would use, ";"-joined, alone on
+// the last line of stdout; where they came from, their wave sizes and any
+// warnings go to stderr. MLX_ROCM_ARCHITECTURES overrides the probes.
+func (Arch) Rocm(ctx context.Context) error {
+	r, err := arch.ResolveROCm(ctx, arch.Options{})
+	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, err)
+}
+
+// Cuda prints the CUDA architectures a build would use, ";"-joined, alone on
+// the last line of stdout; provenance and warnings go to stderr.
+// MLX_CUDA_ARCHITECTURES overrides nvidia-smi.
+func (Arch) Cuda(ctx context.Context) error {
+	r, err := arch.ResolveCUDA(ctx, arch.Options{})
+	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, err)
+}
+
+// Check lists the GPU targets inside a built binary, object or library and
+// compares them with this machine's GPUs; it exits 1 when a GPU has no code
+// in the file and says what to rebuild with.
+func (Arch) Check(ctx context.Context, file string) error {
+	rep, err := arch.Check(ctx, file, arch.Options{})
+	for _, n := range rep.Binary.Notes {
+		fmt.Fprintf(os.Stderr, "arch: note: %s\n", n)
+	}
+	for _, r := range []*arch.Result{rep.ROCm, rep.CUDA} {
+		if r != nil {
+			printWarnings(os.Stderr, r.Warnings)
+		}
+	}
+	if err != nil {
+		return archError(err)
+	}
+	for _, l := range rep.Lines {
+		fmt.Println(l)
+	}
+	return nil
+}
+
+func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err error) error {
+	var re *arch.ResolveError
+	if errors.As(err, &re) {
+		printWarnings(stderr, re.Warnings)
+	} else {
+		printWarnings(stderr, r.Warnings)
+	}
+	if err != nil {
+		return archError(err)
+	}
+	fmt.Fprintf(stderr, "arch: %s targets from %s\n", backend, r.Source)
+	if backend == arch.ROCm {
+		for _, t := range r.Targets {
+			if info, ok := arch.Lookup(t); ok {
+				fmt.Fprintf(stderr, "arch:   %-16s %s, wave%d\n", t, info.Family, info.WaveSize)
+			} else {
+				fmt.Fprintf(stderr, "arch:   %-16s unknown target, wave size unknown\n", t)
+			}
+		}
+	}
+	fmt.Fprintln(stdout, arch.Join(r.Targets))
+	return nil
+}
+
+func printWarnings(w io.Writer, warnings []string) {
+	for _, m := range warnings {
+		fmt.Fprintf(w, "arch: warning: %s\n", m)
+	}
+}
+
+// archError maps arch's errors to exit codes: a bad variable or name is a
+// configuration error (2); nothing found or a mismatch is a failure (1).
+func archError(err error) error {
+	var env *arch.InvalidEnvError
+	var inv *arch.InvalidError
+	if errors.As(err, &env) || errors.As(err, &inv) {
+		return configError(err)
+	}
+	return failed(err)
+}

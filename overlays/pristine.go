@@ -155,6 +155,12 @@ func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 			os.RemoveAll(tmp)
 			return fmt.Errorf("overlays: cloning MLX from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", url, err)
 		}
+		// Never let git collect garbage here: a pin fetched by id has no ref,
+		// and the per-pin checkouts borrow the mirror's objects.
+		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("overlays: configuring the clone %s: %w", tmp, err)
+		}
 		if err := os.Rename(tmp, mirror); err != nil {
 			return fmt.Errorf("overlays: moving the clone into %s: %w", mirror, err)
 		}

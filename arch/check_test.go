@@ -143,13 +143,16 @@ func TestCheckFileWithoutGPUCode(t *testing.T) {
 	}
 }
 
-// cuobjdump is not on this machine; a fake prints its --list-elf and
-// --list-ptx formats so the comparison logic is exercised.
+// cuobjdump is not on this machine; a fake prints the real one's recorded
+// --list-elf and --list-ptx output so the comparison logic is exercised
+// (TestCheckRealCUDAObject runs the real one where it exists).
 func TestCheckCUDAWithFakeCuobjdump(t *testing.T) {
 	bin := t.TempDir()
+	elf, _ := filepath.Abs("testdata/cuobjdump/list-elf.txt")
+	ptx, _ := filepath.Abs("testdata/cuobjdump/list-ptx.txt")
 	fakeTool(t, bin, "cuobjdump", `case "$1" in
---list-elf) printf 'ELF file    1: libk.1.sm_80.cubin\nELF file    2: libk.2.sm_90a.cubin\n' ;;
---list-ptx) printf 'PTX file    1: libk.1.sm_90a.ptx\n' ;;
+--list-elf) /bin/cat '`+elf+`' ;;
+--list-ptx) /bin/cat '`+ptx+`' ;;
 esac`)
 	f := filepath.Join(t.TempDir(), "libk.so")
 	if err := os.WriteFile(f, []byte("...\x00.nv_fatbin\x00..."), 0o644); err != nil {

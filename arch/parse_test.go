@@ -103,6 +103,8 @@ func TestParseNvidiaSMIRecordedOutputs(t *testing.T) {
 		{"single-8.9-with-header", []string{"89"}, nil},
 		{"single-6.1-with-header", []string{"61"}, nil},
 		{"mixed-titanv-rtx5880", []string{"70", "89"}, nil},
+		{"h200x2-noheader", []string{"90a", "90a"}, nil},
+		{"driver580-invalid-field", nil, ErrNoComputeCap},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {

@@ -274,6 +274,31 @@ func TestCUDANvidiaSMIMixed(t *testing.T) {
 	}
 }
 
+func TestCUDATwoIdenticalGPUs(t *testing.T) {
+	bin := t.TempDir()
+	catTool(t, bin, "nvidia-smi", "nvidia-smi/h200x2-noheader.txt", 0)
+	r, err := ResolveCUDA(context.Background(), Options{Env: testEnv(isolated(t, bin))})
+	if err != nil || Join(r.Targets) != "90a" || r.Source != "nvidia-smi rows 0,1" {
+		t.Errorf("got %v from %q, %v; want 90a from nvidia-smi rows 0,1", r.Targets, r.Source, err)
+	}
+}
+
+func TestCUDAFromCUDAHome(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	catTool(t, filepath.Join(home, "bin"), "nvidia-smi", "nvidia-smi/single-8.9-with-header.txt", 0)
+	pathBin := t.TempDir()
+	catTool(t, pathBin, "nvidia-smi", "nvidia-smi/h200x2-noheader.txt", 0)
+	env := isolated(t, pathBin)
+	env["CUDA_HOME"] = home
+	r, err := ResolveCUDA(context.Background(), Options{Env: testEnv(env)})
+	if err != nil || Join(r.Targets) != "89" {
+		t.Errorf("got %v, %v: $CUDA_HOME/bin/nvidia-smi must win over PATH", r.Targets, err)
+	}
+}
+
 func TestCUDAUnsupportedField(t *testing.T) {
 	bin := t.TempDir()
 	catTool(t, bin, "nvidia-smi", "nvidia-smi/unsupported-field.txt", 2)

@@ -1,0 +1,3 @@
+/* Copyright © 2025 The mlxbuild example authors. */
+#pragma once
+int reduce();

@@ -1,0 +1,2 @@
+// rocm device
+int device_count() { return 1; }

@@ -1,0 +1,2 @@
+// pristine copy.cpp
+void copy_gpu() {}

@@ -1,0 +1,2 @@
+// overlay copy.cpp: ROCm-aware
+void copy_gpu() { /* rocm */ }

@@ -1,0 +1,1 @@
+int cuda_device_count() { return 1; }

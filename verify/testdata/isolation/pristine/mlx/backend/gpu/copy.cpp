@@ -1,0 +1,2 @@
+// pristine
+void copy_gpu() {}

@@ -1,0 +1,2 @@
+// rocm-aware
+void copy_gpu() { /* hip */ }

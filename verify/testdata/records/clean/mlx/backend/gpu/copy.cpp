@@ -1,0 +1,1 @@
+// Copyright © 2025 Example. Fixture.

@@ -1,0 +1,308 @@
+package backends
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+)
+
+// ToolchainInfo is what the link plan needs of a located toolchain.
+type ToolchainInfo struct {
+	Name    string // rocm, cuda
+	Env     string // ROCM_PATH, CUDA_HOME: the variable that moves it
+	Root    string
+	Bin     string
+	Lib     string
+	Version *version.Version
+}
+
+// LinkInputs are the facts of one build the plan is made from.
+type LinkInputs struct {
+	GOOS          string
+	Backend       string
+	BuildDir      string         // where the static libraries are found
+	Toolchain     *ToolchainInfo // nil for cpu and metal
+	Architectures []string
+	Pin           string
+	// SystemDirs are the linker's default directories (ask the compiler);
+	// nil skips the existence check of system libraries.
+	SystemDirs []string
+	RerunPaths []string // overlay, project file, spec files
+}
+
+// LinkPlan is what a consumer needs to link the backend and run without
+// LD_LIBRARY_PATH. Lists are in link order.
+type LinkPlan struct {
+	Backend    string            `json:"backend"`
+	Static     []string          `json:"static"` // absolute archive paths
+	SearchDirs []string          `json:"search_dirs"`
+	Dynamic    []string          `json:"dynamic"`
+	System     []string          `json:"system"`
+	Frameworks []string          `json:"frameworks,omitempty"`
+	RunPaths   []string          `json:"run_paths"`
+	RpathMode  string            `json:"rpath_mode"` // runpath or legacy
+	Env        map[string]string `json:"rustc_env"`
+	RerunPaths []string          `json:"rerun_if_changed"`
+	RerunEnv   []string          `json:"rerun_if_env_changed"`
+	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
+}
+
+// PinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
+const PinEnv = "MLXBUILD_MLX_PIN"
+
+// Expand fills {toolchain.*} placeholders.
+func Expand(s string, t *ToolchainInfo) string {
+	if t == nil {
+		return s
+	}
+	return strings.NewReplacer("{toolchain.root}", t.Root, "{toolchain.bin}", t.Bin, "{toolchain.lib}", t.Lib).Replace(s)
+}
+
+// MissingLibraryError names the libraries a link would miss and what
+// installs them, before the linker finds out.
+type MissingLibraryError struct{ Lines []string }
+
+func (e *MissingLibraryError) Error() string {
+	return "libraries the link needs are missing:\n  " + strings.Join(e.Lines, "\n  ")
+}
+
+// PlanLink makes the link plan and checks that every library exists.
+func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
+	p := &LinkPlan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
+	if p.RpathMode == "" {
+		p.RpathMode = "runpath"
+	}
+	var missing []string
+	for _, lib := range s.Link.Static {
+		if !onOS(lib.OS, in.GOOS) {
+			continue
+		}
+		path, err := findArchive(in.BuildDir, lib.Name)
+		if err != nil {
+			missing = append(missing, fmt.Sprintf("lib%s.a: not found under %s (%v); the build did not produce it — check the CMake targets or link.static in %s", lib.Name, in.BuildDir, err, lib.Origin))
+			continue
+		}
+		p.Static = append(p.Static, path)
+	}
+	var search []string
+	if in.Toolchain != nil && in.Toolchain.Lib != "" {
+		search = append(search, in.Toolchain.Lib)
+	}
+	for _, d := range s.Link.Search {
+		search = union(search, []string{Expand(d, in.Toolchain)})
+	}
+	for _, lib := range s.Link.Dynamic {
+		if !onOS(lib.OS, in.GOOS) {
+			continue
+		}
+		if lib.Toolchain != "" && in.Toolchain != nil && in.Toolchain.Version != nil {
+			c, _ := version.NewConstraint(lib.Toolchain)
+			if !c.Check(in.Toolchain.Version) {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s left out: it is a separate library only for %s %s, and this toolchain is %s", lib.Name, in.Toolchain.Name, lib.Toolchain, in.Toolchain.Version))
+				continue
+			}
+		}
+		if _, ok := findShared(search, lib.Name); !ok {
+			missing = append(missing, missingShared(lib, search, in.Toolchain))
+			continue
+		}
+		p.Dynamic = append(p.Dynamic, lib.Name)
+	}
+	for _, lib := range s.Link.System {
+		if !onOS(lib.OS, in.GOOS) {
+			continue
+		}
+		if in.SystemDirs != nil {
+			if _, ok := findShared(append(append([]string(nil), search...), in.SystemDirs...), lib.Name); !ok {
+				missing = append(missing, fmt.Sprintf("lib%s.so: not found in the compiler's library directories; install %s", lib.Name, orUnknown(lib.Package)))
+				continue
+			}
+		}
+		p.System = append(p.System, lib.Name)
+	}
+	for _, lib := range s.Link.Frameworks {
+		if onOS(lib.OS, in.GOOS) {
+			p.Frameworks = append(p.Frameworks, lib.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &MissingLibraryError{Lines: missing}
+	}
+	p.SearchDirs = search
+	for _, d := range s.Rpath.Dirs {
+		p.RunPaths = union(p.RunPaths, []string{Expand(d, in.Toolchain)})
+	}
+	p.RunPaths = union(p.RunPaths, search)
+	if a := s.Architectures; a != nil && a.RustcEnv != "" {
+		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
+	}
+	if in.Pin != "" {
+		p.Env[PinEnv] = in.Pin
+	}
+	p.Env["MLXBUILD_BACKEND"] = s.Backend
+	p.RerunPaths = append([]string(nil), in.RerunPaths...)
+	for _, t := range s.Triggers.Paths {
+		p.RerunPaths = union(p.RerunPaths, []string{Expand(t, in.Toolchain)})
+	}
+	p.RerunEnv = union([]string{"MLXBUILD_BACKENDS", "MLXBUILD_CONFIG", "MLXBUILD_CACHE"}, s.Triggers.Env)
+	if in.Toolchain != nil {
+		p.RerunEnv = union(p.RerunEnv, []string{in.Toolchain.Env})
+	}
+	if a := s.Architectures; a != nil {
+		p.RerunEnv = union(p.RerunEnv, []string{a.Env})
+	}
+	return p, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "the package that provides it"
+	}
+	return s
+}
+
+func missingShared(lib Lib, search []string, t *ToolchainInfo) string {
+	fix := "install " + orUnknown(lib.Package)
+	if t != nil {
+		fix += fmt.Sprintf(", or set %s to a %s install that has it", t.Env, t.Name)
+	}
+	return fmt.Sprintf("lib%s.so: not in %s; %s (or drop it with link.remove in a project spec override if the build does not use it)", lib.Name, strings.Join(search, ", "), fix)
+}
+
+// findArchive finds lib<name>.a under dir, preferring the shallowest path
+// so a stray copy deep in a subproject does not win.
+func findArchive(dir, name string) (string, error) {
+	want := "lib" + name + ".a"
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == want {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("no %s", want)
+	}
+	sort.Slice(found, func(i, j int) bool {
+		di, dj := strings.Count(found[i], string(filepath.Separator)), strings.Count(found[j], string(filepath.Separator))
+		if di != dj {
+			return di < dj
+		}
+		return found[i] < found[j]
+	})
+	return found[0], nil
+}
+
+// findShared looks for lib<name>.so (or a versioned lib<name>.so.N, which
+// a link by -l<name> cannot use, so only the unversioned one counts) in dirs.
+func findShared(dirs []string, name string) (string, bool) {
+	for _, d := range dirs {
+		for _, f := range []string{"lib" + name + ".so", "lib" + name + ".dylib", "lib" + name + ".a"} {
+			path := filepath.Join(d, f)
+			if _, err := os.Stat(path); err == nil {
+				return path, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Cargo renders the plan as cargo: lines for a build script to print.
+func (p *LinkPlan) Cargo() string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, "cargo:"+format+"\n", args...) }
+	seen := map[string]bool{}
+	for _, a := range p.Static {
+		if d := filepath.Dir(a); !seen[d] {
+			seen[d] = true
+			line("rustc-link-search=native=%s", d)
+		}
+	}
+	for _, d := range p.SearchDirs {
+		line("rustc-link-search=native=%s", d)
+	}
+	for _, a := range p.Static {
+		line("rustc-link-lib=static=%s", archiveName(a))
+	}
+	for _, l := range p.Dynamic {
+		line("rustc-link-lib=dylib=%s", l)
+	}
+	for _, l := range p.System {
+		line("rustc-link-lib=dylib=%s", l)
+	}
+	for _, f := range p.Frameworks {
+		line("rustc-link-lib=framework=%s", f)
+	}
+	for _, a := range p.rpathArgs() {
+		line("rustc-link-arg=%s", a)
+	}
+	keys := make([]string, 0, len(p.Env))
+	for k := range p.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line("rustc-env=%s=%s", k, p.Env[k])
+	}
+	for _, r := range p.RerunPaths {
+		line("rerun-if-changed=%s", r)
+	}
+	for _, e := range p.RerunEnv {
+		line("rerun-if-env-changed=%s", e)
+	}
+	return b.String()
+}
+
+func archiveName(path string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "lib"), ".a")
+}
+
+func (p *LinkPlan) rpathArgs() []string {
+	var args []string
+	if p.RpathMode == "legacy" && len(p.RunPaths) > 0 {
+		args = append(args, "-Wl,--disable-new-dtags")
+	}
+	for _, d := range p.RunPaths {
+		args = append(args, "-Wl,-rpath,"+d)
+	}
+	return args
+}
+
+// Ldflags renders the plan as arguments for a C or C++ linker driver, in
+// link order, space separated on one line.
+func (p *LinkPlan) Ldflags() string {
+	var args []string
+	args = append(args, p.Static...)
+	for _, d := range p.SearchDirs {
+		args = append(args, "-L"+d)
+	}
+	for _, l := range p.Dynamic {
+		args = append(args, "-l"+l)
+	}
+	for _, l := range p.System {
+		args = append(args, "-l"+l)
+	}
+	for _, f := range p.Frameworks {
+		args = append(args, "-framework", f)
+	}
+	args = append(args, p.rpathArgs()...)
+	return strings.Join(args, " ") + "\n"
+}
+
+// JSON renders the plan for other tools.
+func (p *LinkPlan) JSON() []byte {
+	data, _ := json.MarshalIndent(p, "", "  ")
+	return append(data, '\n')
+}

@@ -1,0 +1,109 @@
+package backends
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+)
+
+// fakeROCm makes a toolchain lib dir with empty files standing for the
+// shared libraries a link looks for, and a build dir with the archives.
+func fakeROCm(t *testing.T, libs ...string) (build string, tc *ToolchainInfo) {
+	root := t.TempDir()
+	for _, l := range libs {
+		writeFile(t, filepath.Join(root, "lib", "lib"+l+".so"), "")
+	}
+	build = t.TempDir()
+	writeFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
+	writeFile(t, filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"), "!<arch>\n")
+	return build, &ToolchainInfo{Name: "rocm", Env: "ROCM_PATH", Root: root, Bin: filepath.Join(root, "bin"), Lib: filepath.Join(root, "lib"), Version: version.Must(version.NewVersion("5.2.3"))}
+}
+
+func TestLinkPlanROCm(t *testing.T) {
+	s, _ := Builtin("rocm")
+	build, tc := fakeROCm(t, "amdhip64", "rocblas", "hiprand", "hipblaslt", "hipfft")
+	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc, Architectures: []string{"gfx1030", "gfx90a"}, Pin: strings.Repeat("a", 40), RerunPaths: []string{"/p/overlay"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"amdhip64", "rocblas", "hiprand", "hipblaslt", "hipfft"}; strings.Join(p.Dynamic, ",") != strings.Join(want, ",") {
+		t.Errorf("dynamic %v, want %v (hiprtc is inside amdhip64 before ROCm 6)", p.Dynamic, want)
+	}
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "hiprtc") {
+		t.Errorf("notes %v", p.Notes)
+	}
+	cargo := p.Cargo()
+	for _, want := range []string{
+		"cargo:rustc-link-lib=static=mlx\ncargo:rustc-link-lib=static=mlx_rocm_kernels\n",
+		"cargo:rustc-link-search=native=" + tc.Lib + "\n",
+		"cargo:rustc-link-arg=-Wl,-rpath," + tc.Lib + "\n",
+		"cargo:rustc-env=MLXBUILD_GPU_ARCHITECTURES=gfx1030;gfx90a\n",
+		"cargo:rustc-env=MLXBUILD_MLX_PIN=" + strings.Repeat("a", 40) + "\n",
+		"cargo:rerun-if-changed=/p/overlay\n",
+		"cargo:rerun-if-env-changed=ROCM_PATH\n",
+		"cargo:rerun-if-env-changed=MLX_ROCM_ARCHITECTURES\n",
+	} {
+		if !strings.Contains(cargo, want) {
+			t.Errorf("cargo.txt lacks %q:\n%s", want, cargo)
+		}
+	}
+	if strings.Contains(cargo, "disable-new-dtags") {
+		t.Error("runpath mode must not disable new dtags")
+	}
+	ld := p.Ldflags()
+	if !strings.HasPrefix(ld, filepath.Join(build, "libmlx.a")+" ") || !strings.Contains(ld, " -lamdhip64 ") || !strings.Contains(ld, "-Wl,-rpath,"+tc.Lib) {
+		t.Errorf("ldflags %q", ld)
+	}
+	var back LinkPlan
+	if err := json.Unmarshal(p.JSON(), &back); err != nil || back.Backend != "rocm" || len(back.Static) != 2 {
+		t.Errorf("link.json round trip: %v %+v", err, back)
+	}
+
+	// ROCm 6 makes hiprtc a library of its own, which must then exist.
+	tc.Version = version.Must(version.NewVersion("6.1.0"))
+	_, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc})
+	if err == nil || !strings.Contains(err.Error(), "libhiprtc.so") {
+		t.Errorf("ROCm 6 without libhiprtc: %v", err)
+	}
+	writeFile(t, filepath.Join(tc.Lib, "libhiprtc.so"), "")
+	if p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err != nil || !contains(p.Dynamic, "hiprtc") {
+		t.Errorf("ROCm 6 with libhiprtc: %v %v", err, p)
+	}
+}
+
+func TestLinkPlanMissingLibraries(t *testing.T) {
+	s, _ := Builtin("rocm")
+	build, tc := fakeROCm(t, "amdhip64", "hiprand", "hipfft")
+	os.Remove(filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"))
+	_, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc})
+	if err == nil {
+		t.Fatal("missing rocblas, hipblaslt and the kernel archive were not reported")
+	}
+	msg := err.Error()
+	for _, want := range []string{"libmlx_rocm_kernels.a", "librocblas.so", "libhipblaslt.so", "ROCM_PATH", "Debian 12 has none"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestLinkPlanLegacyRpath(t *testing.T) {
+	s, _ := Builtin("cpu")
+	s.Rpath = Rpath{Mode: "legacy", Dirs: []string{"/opt/x/lib"}}
+	build := t.TempDir()
+	writeFile(t, filepath.Join(build, "libmlx.a"), "")
+	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld := p.Ldflags(); !strings.Contains(ld, "-Wl,--disable-new-dtags -Wl,-rpath,/opt/x/lib") {
+		t.Errorf("legacy ldflags %q", ld)
+	}
+	if _, ok := p.Env["MLXBUILD_GPU_ARCHITECTURES"]; ok {
+		t.Error("cpu plan embeds GPU architectures")
+	}
+}

@@ -1,0 +1,85 @@
+package backends
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mlxbuild/mlxbuild/configs"
+)
+
+// ParseSpec strictly decodes and validates a complete spec. file names it
+// in messages.
+func ParseSpec(file string, data []byte) (*Spec, error) {
+	var ps problems
+	s := &Spec{}
+	at := decodeFile(file, data, s, &ps, false)
+	validateSpec(s, at, Pos{File: file, Line: 1, Col: 1}, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	s.Source = file
+	stampOrigins(s, file)
+	return s, nil
+}
+
+// parseOverride decodes a partial spec that extends another.
+func parseOverride(file string, data []byte) (*Spec, error) {
+	var ps problems
+	s := &Spec{}
+	at := decodeFile(file, data, s, &ps, true)
+	validateSpec(s, at, Pos{File: file, Line: 1, Col: 1}, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	s.Source = file
+	stampOrigins(s, file)
+	return s, nil
+}
+
+// stampOrigins records where each define and library was declared, for
+// plan output.
+func stampOrigins(s *Spec, file string) {
+	for i := range s.Defines {
+		s.Defines[i].Origin = s.Defines[i].Pos.String()
+	}
+	for _, list := range [][]Lib{s.Link.Static, s.Link.Dynamic, s.Link.System, s.Link.Frameworks} {
+		for i := range list {
+			list[i].Origin = list[i].Pos.String()
+		}
+	}
+}
+
+// Builtin loads the embedded spec of a backend.
+func Builtin(name string) (*Spec, error) {
+	if !contains(Names, name) {
+		return nil, unknownBackend(name)
+	}
+	data, err := configs.FS.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: %w", name, err)
+	}
+	s, err := ParseSpec("configs/"+name+".yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	if s.Backend != name {
+		return nil, fmt.Errorf("configs/%s.yaml declares backend %q", name, s.Backend)
+	}
+	return s, nil
+}
+
+// LoadSpecFile reads a complete spec from disk.
+func LoadSpecFile(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSpec(path, data)
+}
+
+func unknownBackend(name string) error {
+	if s := suggest(name, Names); s != "" {
+		return Usagef("unknown backend %q; did you mean %q? (backends: cpu, rocm, cuda, metal)", name, s)
+	}
+	return Usagef("unknown backend %q (backends: cpu, rocm, cuda, metal)", name)
+}

@@ -1,0 +1,85 @@
+package backends
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Request is one backend asked for, and by whom.
+type Request struct {
+	Backend string
+	From    string // "target build:rocm", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM"
+}
+
+// Requests gathers what the caller asked for: the target's own backend
+// (may be ""), MLXBUILD_BACKENDS (a comma list) and, under a Cargo build
+// script, the CARGO_FEATURE_<NAME> variables.
+func Requests(target, targetBackend string, env func(string) string) []Request {
+	var rs []Request
+	if targetBackend != "" {
+		rs = append(rs, Request{targetBackend, "target " + target})
+	}
+	for _, b := range strings.Split(env("MLXBUILD_BACKENDS"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			rs = append(rs, Request{strings.ToLower(b), "MLXBUILD_BACKENDS"})
+		}
+	}
+	for _, n := range Names {
+		v := "CARGO_FEATURE_" + strings.ToUpper(n)
+		if env(v) != "" {
+			rs = append(rs, Request{n, v})
+		}
+	}
+	return rs
+}
+
+// Select picks the one backend to build from the requests. cpu is the base
+// of every backend, so it yields to a GPU request; two GPU backends, or a
+// pair a spec declares in conflict, are an error that names both; a
+// backend off its platforms is an error too. No request means cpu.
+func Select(reqs []Request, goos string, spec func(string) (*Spec, error)) (string, error) {
+	byName := map[string][]string{}
+	var order []string
+	for _, r := range reqs {
+		if !contains(Names, r.Backend) {
+			err := unknownBackend(r.Backend)
+			return "", Usagef("%v (requested by %s)", err, r.From)
+		}
+		if _, ok := byName[r.Backend]; !ok {
+			order = append(order, r.Backend)
+		}
+		byName[r.Backend] = append(byName[r.Backend], r.From)
+	}
+	var gpu []string
+	for _, b := range order {
+		if b != "cpu" {
+			gpu = append(gpu, b)
+		}
+	}
+	chosen := "cpu"
+	switch len(gpu) {
+	case 0:
+	case 1:
+		chosen = gpu[0]
+	default:
+		a, b := gpu[0], gpu[1]
+		why := "GPU backends are mutually exclusive: MLX links exactly one"
+		if s, err := spec(a); err == nil && contains(s.Conflicts, b) {
+			why = fmt.Sprintf("the %s spec declares it conflicts with %s (MLX links exactly one GPU backend)", a, b)
+		}
+		return "", Usagef("cannot build %s (requested by %s) together with %s (requested by %s): %s; request one of them",
+			a, strings.Join(byName[a], ", "), b, strings.Join(byName[b], ", "), why)
+	}
+	s, err := spec(chosen)
+	if err != nil {
+		return "", err
+	}
+	if !contains(s.Platforms, goos) {
+		plats := append([]string(nil), s.Platforms...)
+		sort.Strings(plats)
+		return "", Usagef("backend %s builds only on %s, and this machine is %s; build cpu here or build %s on a %s machine",
+			chosen, strings.Join(plats, " or "), goos, chosen, plats[0])
+	}
+	return chosen, nil
+}

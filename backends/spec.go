@@ -69,7 +69,7 @@ type Link struct {
 type Lib struct {
 	Pos Pos
 	// Name is the library name without lib prefix or suffix: amdhip64.
-	Name string `yaml:"name" required:"true"`
+	Name string   `yaml:"name" required:"true"`
 	OS   []string `yaml:"os"`
 	// Toolchain is a version constraint on the toolchain: hiprtc is a
 	// separate library only from ROCm 6 (">= 6.0").

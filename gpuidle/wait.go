@@ -71,7 +71,7 @@ func (o Options) Validate() error {
 	case o.Poll <= 0:
 		return &ConfigError{fmt.Sprintf("poll interval %s must be positive", o.Poll)}
 	case o.Max < o.Quiet:
-		return &ConfigError{fmt.Sprintf("maximum wait %s is shorter than the idle time %s, so the wait could never succeed; raise MLXBUILD_IDLE_MAX (or -maxwait) or lower the seconds", o.Max, o.Quiet)}
+		return &ConfigError{fmt.Sprintf("maximum wait %s is shorter than the idle time %s, so the wait could never succeed; raise -maxWait (or MLXBUILD_IDLE_MAX) or lower -seconds", o.Max, o.Quiet)}
 	}
 	return nil
 }
@@ -94,13 +94,13 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "waiting for an idle GPU: gave up after %s without %s in which nothing used the GPU or compiled; ", e.Max, e.Quiet)
+	fmt.Fprintf(&b, "waiting for an idle GPU: gave up after %s: the machine was never quiet (no GPU user, no compiler) for %s in a row; ", e.Max, e.Quiet)
 	if len(e.Running) > 0 {
 		fmt.Fprintf(&b, "still running: %s; ", join(e.Running))
 	} else {
 		fmt.Fprintf(&b, "last busy %s ago: %s; ", e.Since.Round(time.Second), join(e.LastBusy))
 	}
-	b.WriteString("stop or wait for those processes, or allow a longer wait with MLXBUILD_IDLE_MAX (or -maxwait)")
+	b.WriteString("stop or wait for those processes, or allow a longer wait with -maxWait or MLXBUILD_IDLE_MAX")
 	return b.String()
 }
 

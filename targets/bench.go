@@ -1,0 +1,25 @@
+package targets
+
+import (
+	"os"
+
+	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/benchcmp"
+)
+
+// Bench compares benchmark results.
+type Bench mg.Namespace
+
+// Compare prints, per model, decode and prefill tok/s before and after a
+// change and their ratio, from two CSVs of the benchmark script; rows are
+// matched by model. Runs with a different prompt_tokens, hardware or
+// build_type are refused. MLXBUILD_REPORT=json:<path> also writes the
+// comparison as JSON. Bad input or a refused comparison exits 2.
+func (Bench) Compare(before, after string) error {
+	err := benchcmp.Run(os.Stdout, before, after, os.Getenv(benchcmp.ReportEnv))
+	if benchcmp.IsUsage(err) {
+		return configError(err)
+	}
+	return failed(err)
+}

@@ -1,0 +1,30 @@
+package targets
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/gpuidle"
+)
+
+// Gpu prepares the GPU for measuring.
+type Gpu mg.Namespace
+
+// Idle waits until no process has used the GPU (KFD for ROCm, nvidia-smi for
+// CUDA) and no compiler has run for -seconds (default 90), so a benchmark
+// measures the change and not a neighbour. It gives up after -maxWait (or
+// MLXBUILD_IDLE_MAX, default 30m), naming what still runs.
+func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error {
+	quiet := gpuidle.DefaultQuiet
+	if seconds != nil {
+		quiet = time.Duration(*seconds) * time.Second
+	}
+	err := gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr)
+	if gpuidle.IsConfig(err) {
+		return configError(err)
+	}
+	return failed(err)
+}

@@ -45,11 +45,7 @@ func WriteJUnit(path string, rs []Result) error {
 			for _, f := range r.Findings {
 				writeFinding(&b, f, "")
 			}
-			msg := r.Reason
-			if msg == "" {
-				msg = plural(len(r.Findings), "finding")
-			}
-			c.Failure = &junitMessage{Message: msg, Text: b.String()}
+			c.Failure = &junitMessage{Message: summarize(r), Text: b.String()}
 		case Skip:
 			c.Skipped = &junitMessage{Message: r.Reason}
 		}

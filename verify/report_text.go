@@ -27,8 +27,8 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 		count(r.Status, &pass, &fail, &skip)
 		word := map[Status]string{Pass: paint(green, "PASS"), Fail: paint(red, "FAIL"), Skip: paint(yellow, "SKIP")}[r.Status]
 		b.WriteString(word + "  " + r.Check)
-		if r.Reason != "" {
-			b.WriteString(": " + r.Reason)
+		if summary := summarize(r); summary != "" {
+			b.WriteString(": " + summary)
 		}
 		b.WriteByte('\n')
 		for _, f := range r.Findings {
@@ -50,6 +50,18 @@ func writeFinding(b *strings.Builder, f Finding, indent string) {
 	if f.Fix != "" {
 		b.WriteString(indent + "  fix: " + f.Fix + "\n")
 	}
+}
+
+// summarize gives a result's one-line summary: the reason, and for a
+// failure the number of findings first.
+func summarize(r Result) string {
+	if r.Status != Fail || len(r.Findings) == 0 {
+		return r.Reason
+	}
+	if r.Reason == "" {
+		return plural(len(r.Findings), "finding")
+	}
+	return plural(len(r.Findings), "finding") + " (" + r.Reason + ")"
 }
 
 func plural(n int, word string) string {

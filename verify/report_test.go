@@ -1,0 +1,155 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// sampleResults has one result of each kind, with findings that have a
+// location, a file only, and no file.
+func sampleResults() []Result {
+	return []Result{
+		{Check: "records", Status: Pass},
+		{Check: "integrity", Status: Fail, Reason: "4 files compared", Findings: []Finding{
+			{File: "cache/rocm/tree/mlx/backend/gpu/copy.cpp", Line: 2, Message: "hand edit: differs from overlay/mlx/backend/gpu/copy.cpp", Fix: "move the change into the overlay, then run overlay:apply"},
+			{File: "cache/rocm/tree/LOCAL_FIXES.md", Message: "records file LOCAL_FIXES.md was copied into the tree", Fix: "delete it"},
+		}},
+		{Check: "kernel-keys", Status: Fail, Findings: []Finding{{Message: "kernel-keys declares count: 3 but 4 files are in scope", Fix: "set count: 4"}}},
+		{Check: "link", Status: Skip, Reason: "no built output at out/libmlx.so yet (run build first)"},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestWriteTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	WriteText(&b, sampleResults(), false)
+	golden(t, "report.txt", b.Bytes())
+
+	b.Reset()
+	WriteText(&b, sampleResults(), true)
+	if !strings.Contains(b.String(), "\x1b[") || !strings.Contains(b.String(), "FAIL") {
+		t.Errorf("color=true wrote no escape codes:\n%q", b.String())
+	}
+}
+
+func TestWriteJUnit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reports", "verify.xml")
+	if err := WriteJUnit(path, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.xml", data)
+	var got junitSuites
+	if err := xml.Unmarshal(data, &got); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	s := got.Suites[0]
+	if s.Tests != 4 || s.Failures != 2 || s.Skipped != 1 || s.Cases[3].Skipped == nil || s.Cases[0].Failure != nil {
+		t.Errorf("suite = %+v", s)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "verify.json")
+	if err := WriteJSON(path, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.json", data)
+	var got jsonReport
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Passed != 1 || got.Failed != 2 || got.Skipped != 1 || got.Checks[1].Findings[0].Line != 2 {
+		t.Errorf("report = %+v", got)
+	}
+	// A directory in the way is an error that names the path.
+	if err := WriteJSON(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "writing report") {
+		t.Errorf("writing over a directory: %v", err)
+	}
+}
+
+func TestReportFromEnv(t *testing.T) {
+	for v, want := range map[string][2]string{
+		"":                     {"", ""},
+		"junit:out/verify.xml": {"junit", "out/verify.xml"},
+		"json:C:/x.json":       {"json", "C:/x.json"},
+	} {
+		kind, path, err := ReportFromEnv(v)
+		if err != nil || kind != want[0] || path != want[1] {
+			t.Errorf("ReportFromEnv(%q) = %q, %q, %v; want %v", v, kind, path, err, want)
+		}
+	}
+	for _, v := range []string{"xml:out.xml", "junit:", "junit", "out.xml"} {
+		if _, _, err := ReportFromEnv(v); err == nil || !strings.Contains(err.Error(), "MLXBUILD_REPORT") {
+			t.Errorf("ReportFromEnv(%q) error = %v, want one naming MLXBUILD_REPORT", v, err)
+		}
+	}
+}
+
+type fakeCheck struct {
+	name string
+	run  func(ctx context.Context) Result
+}
+
+func (f fakeCheck) Name() string                   { return f.name }
+func (f fakeCheck) Run(ctx context.Context) Result { return f.run(ctx) }
+
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	checks := []Check{
+		fakeCheck{"ok", func(context.Context) Result { return Result{Status: Pass} }},
+		fakeCheck{"boom", func(context.Context) Result { panic("index out of range") }},
+		fakeCheck{"cancel", func(context.Context) Result { cancel(); return Result{Check: "cancel", Status: Pass} }},
+		fakeCheck{"late", func(context.Context) Result { t.Error("ran after cancel"); return Result{} }},
+	}
+	rs := Run(ctx, checks)
+	if len(rs) != 4 || rs[0].Check != "ok" || rs[0].Status != Pass {
+		t.Fatalf("results = %+v", rs)
+	}
+	if rs[1].Status != Fail || !strings.Contains(rs[1].Findings[0].Message, "panic: index out of range") {
+		t.Errorf("a panicking check: %+v", rs[1])
+	}
+	if rs[3].Status != Skip || !strings.Contains(rs[3].Reason, "canceled") {
+		t.Errorf("a check after cancel: %+v", rs[3])
+	}
+	if !Failed(rs) || Failed(rs[:1]) {
+		t.Error("Failed disagrees with the statuses")
+	}
+}

@@ -149,7 +149,7 @@ func TestParseKFDProperties(t *testing.T) {
 }
 
 func TestNumberList(t *testing.T) {
-	for want, ids := range map[string][]int{"0-7": {0, 1, 2, 3, 4, 5, 6, 7}, "1,2": {2, 1}, "1,3-5,9": {1, 3, 4, 5, 9}, "": nil} {
+	for want, ids := range map[string][]int{"0-7": {0, 1, 2, 3, 4, 5, 6, 7}, "1,2": {2, 1}, "1,3-5,9": {1, 3, 4, 5, 9, 4}, "": nil, "0": {0, 0}} {
 		if got := numberList(ids); got != want {
 			t.Errorf("numberList(%v) = %q, want %q", ids, got, want)
 		}

@@ -6,10 +6,17 @@ import (
 	"strings"
 )
 
-// numberList renders ids for provenance: runs of three or more become
-// "a-b" ("0-7"), shorter runs stay listed ("1,2").
-func numberList(ids []int) string {
-	ids = append([]int(nil), ids...)
+// numberList renders ids for provenance, sorted and deduplicated: runs of
+// three or more become "a-b" ("0-7"), shorter runs stay listed ("1,2").
+func numberList(in []int) string {
+	seen := map[int]bool{}
+	var ids []int
+	for _, id := range in {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	sort.Ints(ids)
 	var parts []string
 	for i := 0; i < len(ids); {

@@ -229,7 +229,11 @@ func parseComputeApps(tool, out string) ([]Proc, error) {
 		if name == "" {
 			name = "?"
 		}
-		procs = append(procs, Proc{PID: pid, Name: name, Why: "GPU (nvidia-smi)"})
+		// One row per GPU the process uses: a process on two GPUs is one user.
+		p := Proc{PID: pid, Name: name, Why: "GPU (nvidia-smi)"}
+		if !slices.Contains(procs, p) {
+			procs = append(procs, p)
+		}
 	}
 	return procs, nil
 }

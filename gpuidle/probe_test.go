@@ -238,6 +238,23 @@ func TestBusyNvidiaSmi(t *testing.T) {
 	}
 }
 
+// TestComputeAppsRecorded reads nvidia-smi's answer recorded on a 2x H200 host
+// while one PyTorch process held memory on both GPUs: one row per GPU, one user.
+func TestComputeAppsRecorded(t *testing.T) {
+	data, err := os.ReadFile("testdata/nvidia-smi-compute-apps-2xh200.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 2 {
+		t.Fatalf("the recording has %d rows, want one per GPU (2)", n)
+	}
+	got, err := parseComputeApps("nvidia-smi", string(data))
+	want := []Proc{{797, "/opt/torch/.venv/bin/python3", "GPU (nvidia-smi)"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v %v, want %v", got, err, want)
+	}
+}
+
 func TestProbeFromEnv(t *testing.T) {
 	// $CUDA_HOME/bin wins over PATH.
 	home := t.TempDir()

@@ -34,7 +34,8 @@ type Proc struct {
 func (p Proc) String() string { return fmt.Sprintf("pid %d %s [%s]", p.PID, p.Name, p.Why) }
 
 // Probe looks at the machine once per Busy call. The zero value checks
-// nothing; ProbeFromEnv fills it for the real machine.
+// nothing; ProbeFromEnv fills it for the real machine. One goroutine at a
+// time may use a Probe (it remembers which warnings it gave).
 type Probe struct {
 	// KFDProc is the KFD proc directory (/sys/class/kfd/kfd/proc); empty or
 	// absent means no ROCm GPU.

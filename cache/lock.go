@@ -51,8 +51,9 @@ func Lock(ctx context.Context, path string, waiting func(holderPID int)) (unlock
 		told = true
 		select {
 		case <-ctx.Done():
+			holder := readPID(f)
 			f.Close()
-			return nil, fmt.Errorf("cache: waiting for lock %s (held by pid %d): %w", path, readPID(f), ctx.Err())
+			return nil, fmt.Errorf("cache: waiting for lock %s (held by pid %d): %w", path, holder, ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}

@@ -29,3 +29,7 @@ func failed(err error) error {
 	}
 	return mg.Fatal(1, err.Error())
 }
+
+// exit maps an error from the packages to Mage's exit status: 2 for
+// configuration and usage errors (they carry ExitStatus), else 1.
+func exit(err error) error { return failed(err) }

@@ -1,0 +1,217 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/cmakebuild"
+	"github.com/mlxbuild/mlxbuild/overlays"
+)
+
+// Summary is what one build did, for the closing lines and for tests.
+type Summary struct {
+	Backend      string
+	Arch         string // ";"-joined, "" for cpu
+	ArchSource   string
+	Materialize  overlays.Stats
+	Reconfigured bool
+	Why          []string // the stamp changes that caused work; empty = up to date
+	Steps        int      // compile and link steps Ninja ran
+	Phases       []Phase
+	Out          string // the link plan directory
+	LogPath      string
+	Notes        []string
+}
+
+// Phase is one timed part of the build.
+type Phase struct {
+	Name string
+	Took time.Duration
+}
+
+// Build runs the whole flow of DESIGN.md for one backend.
+func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
+	o = o.withDefaults()
+	pr := o.printer()
+	t0 := time.Now()
+	p, err := Prepare(ctx, o, target, backend)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range p.Warnings {
+		pr.Warn("%s", w)
+	}
+	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log}
+	if p.Arch != nil {
+		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
+	}
+	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
+
+	if err := cache.Prepare(p.Layout); err != nil {
+		return nil, err
+	}
+	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+	}
+	defer unlock()
+
+	old, err := cache.ReadStamp(p.Layout.Stamp)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := p.stampInputs()
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
+		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], cur.Inputs["pin"]); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cache.Diff(old, cur) {
+		sum.Why = append(sum.Why, c.String())
+	}
+
+	t := time.Now()
+	pr.Step("source: %s", p.pinLabel())
+	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
+	if err != nil {
+		return nil, err
+	}
+	overlay := p.Config.Overlay(p.Backend)
+	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	if err != nil {
+		return nil, err
+	}
+	sum.Materialize = stats
+	pr.Step("tree %s: %d written, %d restored, %d removed, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Unchanged)
+	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
+
+	t = time.Now()
+	if configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja")) {
+		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
+		if err := p.checkArchSupport(); err != nil {
+			return nil, err
+		}
+		defines, err := p.cmakeSetup()
+		if err != nil {
+			return nil, err
+		}
+		log, err := os.Create(p.Layout.Log + ".configure")
+		if err != nil {
+			return nil, err
+		}
+		err = cmakebuild.Configure(ctx, cmakebuild.ConfigureOptions{
+			Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
+		})
+		log.Close()
+		if err != nil {
+			return nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+		}
+		sum.Reconfigured = true
+	}
+	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
+
+	t = time.Now()
+	jobs, err := p.jobs()
+	if err != nil {
+		return nil, err
+	}
+	pr.Step("build with %d jobs", jobs)
+	res, err := cmakebuild.Build(ctx, cmakebuild.BuildOptions{
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log,
+	})
+	if err != nil {
+		var be *cmakebuild.BuildError
+		if errors.As(err, &be) {
+			return nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
+		}
+		return nil, err
+	}
+	sum.Steps = res.Steps
+	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
+
+	t = time.Now()
+	plan, err := p.linkPlan()
+	if err != nil {
+		return nil, err
+	}
+	sum.Notes = plan.Notes
+	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+		return nil, err
+	}
+	if err := cache.WriteStamp(p.Layout.Stamp, cur); err != nil {
+		return nil, err
+	}
+	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
+	printSummary(pr, sum)
+	return sum, nil
+}
+
+// source is the project's source with paths resolved against the project
+// file's directory; URLs stay as they are.
+func (p *Prepared) source() overlays.Source {
+	s := p.Config.Project.Source
+	git := s.Git
+	if git != "" && !isURL(git) {
+		git = p.Config.Project.Abs(git)
+	}
+	return overlays.Source{Git: git, Pin: s.Pin, Dir: p.Config.Project.Abs(s.Dir)}
+}
+
+func isURL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == ':':
+			return i > 1 && i+2 < len(s) && s[i+1] == '/' && s[i+2] == '/'
+		case !(s[i] >= 'a' && s[i] <= 'z' || s[i] == '+' || s[i] == '-'):
+			return false
+		}
+	}
+	return false
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
+	}
+	return list[0]
+}
+
+// jobs is MLXBUILD_JOBS when set, else what the machine's cores and memory
+// allow for the spec's memory per job.
+func (p *Prepared) jobs() (int, error) {
+	if p.Config.Jobs.Value != "" {
+		return strconv.Atoi(p.Config.Jobs.Value)
+	}
+	return cmakebuild.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB), nil
+}
+
+func (p *Prepared) linkPlan() (*backends.LinkPlan, error) {
+	var targets []string
+	if p.Arch != nil {
+		targets = p.Arch.Targets
+	}
+	rerun := []string{p.Config.Project.File}
+	if ov := p.Config.Overlay(p.Backend); ov != "" {
+		rerun = append(rerun, ov)
+	}
+	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
+		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
+	}
+	return backends.PlanLink(p.Spec, backends.LinkInputs{
+		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
+	})
+}

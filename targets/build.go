@@ -1,0 +1,29 @@
+package targets
+
+import (
+	"context"
+
+	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/job"
+)
+
+// Build builds MLX with one backend and writes the link plan.
+type Build mg.Namespace
+
+// Cpu builds MLX for the CPU only.
+func (Build) Cpu(ctx context.Context) error { return build(ctx, "cpu") }
+
+// Rocm builds MLX with the ROCm (HIP) backend for AMD GPUs.
+func (Build) Rocm(ctx context.Context) error { return build(ctx, "rocm") }
+
+// Cuda builds MLX with the CUDA backend for NVIDIA GPUs.
+func (Build) Cuda(ctx context.Context) error { return build(ctx, "cuda") }
+
+// Metal builds MLX with the Metal backend (macOS).
+func (Build) Metal(ctx context.Context) error { return build(ctx, "metal") }
+
+func build(ctx context.Context, backend string) error {
+	_, err := job.Build(ctx, current(), "build:"+backend, backend)
+	return exit(err)
+}

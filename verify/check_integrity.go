@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -86,7 +85,7 @@ func (c Integrity) Run(ctx context.Context) Result {
 			fs = append(fs, Finding{File: tf, Message: "extra file: in neither the pristine source nor the overlay",
 				Fix: "move it into the overlay if it is needed, or delete it and run overlay:apply"})
 		default:
-			if f := compareFiles(tf, src); f != nil {
+			if f := compareFiles(tf, src, display(c.Overlay, f)); f != nil {
 				fs = append(fs, *f)
 			}
 		}
@@ -102,7 +101,7 @@ func (c Integrity) Run(ctx context.Context) Result {
 }
 
 // compareFiles returns a finding when the tree file differs from its source.
-func compareFiles(treeFile, srcFile string) *Finding {
+func compareFiles(treeFile, srcFile, overlayFile string) *Finding {
 	a, err := os.ReadFile(treeFile)
 	if err != nil {
 		return &Finding{File: treeFile, Message: fmt.Sprintf("cannot read: %v", err), Fix: "check permissions, or run overlay:apply"}
@@ -120,5 +119,5 @@ func compareFiles(treeFile, srcFile string) *Finding {
 	}
 	return &Finding{File: treeFile, Line: lineOf(a, n),
 		Message: fmt.Sprintf("hand edit: differs from %s (first difference at this line)", srcFile),
-		Fix:     fmt.Sprintf("move the change into the overlay (%s) if it is wanted, then run overlay:apply to restore the tree", filepath.Base(srcFile))}
+		Fix:     fmt.Sprintf("if the change is wanted, put the file in the overlay at %s; then run overlay:apply, which restores the tree", overlayFile)}
 }

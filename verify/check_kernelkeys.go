@@ -159,8 +159,10 @@ func checkKernelKeys(file string, src []byte) (int, []Finding) {
 		// Launched on the spot: metal_kernel(...)(inputs, ...).
 		if closeIdx+1 < len(toks) && toks[closeIdx+1].text == "(" {
 			if end := matching(toks, closeIdx+1); end > 0 {
-				launches = append(launches, [2]int{closeIdx + 1, end})
-				args = append(args, splitArgs(toks, closeIdx+1, end))
+				if a := splitArgs(toks, closeIdx+1, end); len(a) > templateArgIndex {
+					launches = append(launches, [2]int{closeIdx + 1, end})
+					args = append(args, a)
+				}
 			}
 		}
 		for _, b := range kernelBindings(toks, q, closeIdx) {

@@ -62,3 +62,15 @@ func TestKernelKeysScope(t *testing.T) {
 	plant(t, dir, "mlx/backend/metal/softcap.cpp", "mx::fast::metal_kernel(", "mx::fast::make_kernel(")
 	mustFind(t, KernelKeys{Root: dir, Files: kernelScope, Count: 3}, "softcap.cpp", "left scope")
 }
+
+func TestKernelKeysImmediateLaunch(t *testing.T) {
+	src := "auto y = fast::metal_kernel(\"k\", {\"x\"}, {\"y\"}, src)(\n  {x}, {x.shape()}, {x.dtype()}, {1, 1, 1}, {1, 1, 1},\n  {{\"N\", 4}}, std::nullopt, false, {});\n"
+	n, fs := checkKernelKeys("imm.cpp", []byte(src))
+	if n != 1 || len(fs) != 1 || fs[0].Line != 3 || !strings.Contains(fs[0].Message, "no input dtype") {
+		t.Fatalf("sites %d, findings %+v; want the launch at line 3 without dtype", n, fs)
+	}
+	n, fs = checkKernelKeys("imm.cpp", []byte(strings.Replace(src, `{{"N", 4}}`, `{{"T", x.dtype()}}`, 1)))
+	if n != 1 || len(fs) != 0 {
+		t.Fatalf("sites %d, findings %+v; want a clean launch", n, fs)
+	}
+}

@@ -41,7 +41,7 @@ func tokenize(src []byte) []token {
 			toks = append(toks, token{string(src[i : i+2]), i})
 			i += 2
 		default:
-			toks = append(toks, token{string(c), i})
+			toks = append(toks, token{string(src[i : i+1]), i})
 			i++
 		}
 	}

@@ -1,0 +1,64 @@
+package verify
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// FuzzBlankCpp checks the invariants the source checks rely on: blanking
+// keeps every byte offset and newline, only ever writes spaces, and the
+// tokenizer's offsets point at the tokens' text.
+func FuzzBlankCpp(f *testing.F) {
+	f.Add([]byte("int a = 1'000; // c\n/* b */ auto s = R\"x(metal_kernel()\")x\"; char c = '\\'';\n"))
+	f.Add([]byte("u8R\"(unterminated\n\"open\n/* open"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, strs := range []bool{false, true} {
+			out := blankCpp(src, strs)
+			if len(out) != len(src) {
+				t.Fatalf("length %d -> %d", len(src), len(out))
+			}
+			for i := range src {
+				if out[i] != src[i] && (out[i] != ' ' || src[i] == '\n') {
+					t.Fatalf("byte %d: %q -> %q", i, src[i], out[i])
+				}
+			}
+			if bytes.Count(out, []byte("\n")) != bytes.Count(src, []byte("\n")) {
+				t.Fatal("newlines changed")
+			}
+			for _, tok := range tokenize(out) {
+				if tok.off < 0 || tok.off+len(tok.text) > len(out) || string(out[tok.off:tok.off+len(tok.text)]) != tok.text {
+					t.Fatalf("token %q at %d does not match the source", tok.text, tok.off)
+				}
+			}
+		}
+	})
+}
+
+// FuzzSourceChecks feeds arbitrary source to the kernel-key and wave32
+// checks: they must not panic, and every finding must point at a line of
+// the file.
+func FuzzSourceChecks(f *testing.F) {
+	for _, p := range []string{
+		"testdata/kernelkeys/clean/mlx/backend/rocm/fused_norm.cpp",
+		"testdata/kernelkeys/clean/mlx/backend/cuda/rope_kernel.cpp",
+		"testdata/wave32/clean/device/lane_mask.hip",
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("return metal_kernel(()(;\n} ] ) x = hip_kernel( k(1,2,3,4,5,6\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lines := bytes.Count(src, []byte("\n")) + 1
+		_, ks := checkKernelKeys("f", src)
+		ws, _ := checkWave32("f", src)
+		for _, fd := range append(ks, ws...) {
+			if fd.Line < 1 || fd.Line > lines || fd.Fix == "" {
+				t.Fatalf("finding %+v outside lines 1..%d or without a fix", fd, lines)
+			}
+		}
+	})
+}

@@ -104,9 +104,7 @@ func (p *progress) line(l string) {
 	}
 	text := fmt.Sprintf("[%d/%d] %s", p.finished, p.total, st.Display)
 	if p.tty {
-		if len(text) > p.width {
-			text = text[:p.width-3] + "..."
-		}
+		text = shorten(text, p.width)
 		fmt.Fprintf(p.out, "\r\x1b[K%s", text)
 		p.shown = true
 		return
@@ -126,4 +124,23 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.out)
 		p.shown = false
 	}
+}
+
+// shorten fits a progress line into width columns by cutting the middle of
+// the path, keeping "[N/M] KIND " and the file name, which say the most.
+func shorten(text string, width int) string {
+	if len(text) <= width {
+		return text
+	}
+	head := ""
+	if i := strings.Index(text, "] "); i >= 0 {
+		if j := strings.IndexByte(text[i+2:], ' '); j >= 0 {
+			head = text[:i+2+j+1]
+		}
+	}
+	keep := width - len(head) - 3
+	if keep < 8 {
+		return text[:width-3] + "..."
+	}
+	return head + "..." + text[len(text)-keep:]
 }

@@ -1,0 +1,19 @@
+package targets
+
+import (
+	"context"
+
+	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/job"
+)
+
+// Overlay materializes, syncs and inspects backend overlays.
+type Overlay mg.Namespace
+
+// Apply materializes one backend's tree (pristine + overlay) and prints the
+// counts: written, restored, removed, unchanged.
+func (Overlay) Apply(ctx context.Context, backend string) error {
+	_, err := job.Apply(ctx, current(), backend)
+	return exit(err)
+}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 )
 
 // needTool skips on a developer machine without name, and fails in CI,
@@ -33,4 +35,14 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 	if err := os.WriteFile(path, []byte(content), mode); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mustVersion parses a version literal of a test.
+func mustVersion(t *testing.T, s string) *version.Version {
+	t.Helper()
+	v, err := version.NewVersion(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

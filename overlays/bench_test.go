@@ -1,0 +1,253 @@
+package overlays
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// The overlay benchmarks compare, side by side in one loop, mlxbuild's
+// Materialize with the tools it replaces or that bound it, on the real shape
+// (121 overlay files over MLX's 921) and with 10k and 100k synthetic overlay
+// files added. Each reports per-tool ms/op and the ratios docs/benchmarks.md
+// quotes. Files live on tmpfs when there is one (see fastTempDir), or under
+// MLXBUILD_BENCH_DIR.
+//
+//	go test ./overlays -run '^$' -bench . -benchtime 20x
+
+// benchShape is one benchmark data set.
+type benchShape struct {
+	name      string
+	synthetic int // overlay files added to the real overlay
+}
+
+var benchShapes = []benchShape{{"real", 0}, {"10k", 10_000}, {"100k", 100_000}}
+
+// benchEnv is one data set on disk, and the tools to run on it.
+type benchEnv struct {
+	dir, pristine, overlay      string
+	tree, manifest              string // mlxbuild's
+	glueTree, rsyncTree, cpTree string // the other tools' own trees
+	files                       int    // files of the tree
+	bin, glue                   string // the cmd and the CMake script
+}
+
+func benchDir(b *testing.B) string {
+	if d := os.Getenv("MLXBUILD_BENCH_DIR"); d != "" {
+		d, err := os.MkdirTemp(d, "overlay-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	return fastTempDir(b)
+}
+
+func needTools(b *testing.B, tools ...string) {
+	for _, t := range tools {
+		if _, err := execLookPath(t); err != nil {
+			b.Skipf("%s is not installed", t)
+		}
+	}
+}
+
+func execLookPath(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found", name)
+}
+
+func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
+	b.Helper()
+	needTools(b, "find", "rsync", "cmake", "cp", "go")
+	d := benchDir(b)
+	e := &benchEnv{dir: d, pristine: filepath.Join(d, "mlx"), overlay: filepath.Join(d, "overlay"),
+		tree: filepath.Join(d, "cache", "tree"), manifest: filepath.Join(d, "cache", "tree.manifest"),
+		glueTree: filepath.Join(d, "glue-tree"), rsyncTree: filepath.Join(d, "rsync-tree"), cpTree: filepath.Join(d, "cp-tree")}
+	p := writeShape(b, e.pristine, loadShape(b, "mlx-tree-shape.tsv"), 0)
+	ov := loadShape(b, "rocm-overlay-shape.tsv")
+	for i := 0; i < s.synthetic; i++ {
+		ov = append(ov, shapeFile{256 + i*37%3840, fmt.Sprintf("synthetic/d%04d/f%06d.hip", i/100, i)})
+	}
+	o := writeShape(b, e.overlay, ov, 1)
+	e.files = len(merged(p, o))
+	e.bin = filepath.Join(d, "overlay-cmd")
+	if _, err := proc.Run(context.Background(), proc.Cmd{Path: "go", Args: []string{"build", "-o", e.bin, "./bench/overlay"}, Dir: ".."}); err != nil {
+		b.Fatal(err)
+	}
+	e.glue, _ = filepath.Abs("../bench/overlay/glue.cmake")
+	// Every tool makes its own tree once, so each loop below is a no-op run.
+	if _, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil); err != nil {
+		b.Fatal(err)
+	}
+	e.must(b, "cp", "-a", e.pristine+"/.", e.glueTree)
+	e.must(b, "rsync", "-a", "--delete", e.overlay+"/", e.pristine+"/", e.rsyncTree+"/")
+	time.Sleep(20 * time.Millisecond) // past the clock tick of the last write (see racy)
+	return e
+}
+
+func (e *benchEnv) must(b *testing.B, path string, args ...string) proc.Result {
+	b.Helper()
+	res, err := proc.Run(context.Background(), proc.Cmd{Path: path, Args: args})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
+}
+
+// tool is one contender: a name and one run.
+type tool struct {
+	name string
+	run  func(b *testing.B)
+}
+
+// sideBySide runs every tool once per iteration, interleaved so that the
+// machine's load hits all alike, and returns each one's mean duration.
+func sideBySide(b *testing.B, tools []tool) map[string]time.Duration {
+	for _, t := range tools {
+		t.run(b) // warm caches and fault in binaries
+	}
+	sum := make([]time.Duration, len(tools))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, t := range tools {
+			start := time.Now()
+			t.run(b)
+			sum[j] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	out := map[string]time.Duration{}
+	for j, t := range tools {
+		out[t.name] = sum[j] / time.Duration(b.N)
+		b.ReportMetric(float64(out[t.name].Microseconds())/1000, t.name+"-ms/op")
+	}
+	return out
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+// maxRSS reads the peak RSS (MiB) the cmd printed.
+func maxRSS(b *testing.B, out []byte) float64 {
+	f := strings.Fields(string(out))
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "maxrss_kib" {
+			kib, err := strconv.Atoi(f[i+1])
+			if err == nil {
+				return float64(kib) / 1024
+			}
+		}
+	}
+	b.Fatalf("no maxrss in %q", out)
+	return 0
+}
+
+// BenchmarkNoop times a run with nothing to do: mlxbuild in-process and as a
+// whole process, the floor (find stat-ing pristine, overlay and tree), the
+// CMake glue (which looks at the overlay and its copies only) and
+// rsync -a --delete of both sources.
+func BenchmarkNoop(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(s.name, func(b *testing.B) {
+			e := newBenchEnv(b, s)
+			var rss float64
+			tools := []tool{
+				{"mlxbuild", func(b *testing.B) {
+					st, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil)
+					if err != nil || st.Unchanged != e.files {
+						b.Fatalf("not a no-op: %+v, %v", st, err)
+					}
+				}},
+				{"mlxbuild-process", func(b *testing.B) {
+					rss = maxRSS(b, e.must(b, e.bin, e.pristine, e.overlay, e.tree, e.manifest).Stdout)
+				}},
+				{"find-floor", func(b *testing.B) {
+					e.must(b, "find", e.pristine, e.overlay, e.tree, "-size", "+1000000000k")
+				}},
+				{"cmake-glue", func(b *testing.B) {
+					e.must(b, "cmake", "-DOVERLAY="+e.overlay, "-DTREE="+e.glueTree, "-P", e.glue)
+				}},
+				{"rsync", func(b *testing.B) {
+					e.must(b, "rsync", "-a", "--delete", e.overlay+"/", e.pristine+"/", e.rsyncTree+"/")
+				}},
+			}
+			d := sideBySide(b, tools)
+			b.ReportMetric(ratio(d["mlxbuild-process"], d["find-floor"]), "process/floor")
+			b.ReportMetric(ratio(d["mlxbuild"], d["find-floor"]), "inproc/floor")
+			b.ReportMetric(ratio(d["cmake-glue"], d["mlxbuild-process"]), "glue/process")
+			b.ReportMetric(ratio(d["rsync"], d["mlxbuild-process"]), "rsync/process")
+			b.ReportMetric(float64(d["mlxbuild"].Nanoseconds())/float64(e.files), "inproc-ns/file")
+			b.ReportMetric(rss, "process-MiB-rss")
+		})
+	}
+}
+
+// BenchmarkCold times making the tree from nothing: mlxbuild in-process and
+// as a process against cp -a of pristine then overlay (which leaves the same
+// files but neither checks nor records anything). Removing the old trees is
+// not timed.
+func BenchmarkCold(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(s.name, func(b *testing.B) {
+			e := newBenchEnv(b, s)
+			var rss float64
+			clear := func(paths ...string) {
+				for _, p := range paths {
+					os.RemoveAll(p)
+				}
+			}
+			tools := []tool{
+				{"mlxbuild", func(b *testing.B) {
+					if _, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				{"mlxbuild-process", func(b *testing.B) {
+					rss = maxRSS(b, e.must(b, e.bin, e.pristine, e.overlay, e.tree, e.manifest).Stdout)
+				}},
+				{"cp-a", func(b *testing.B) {
+					e.must(b, "cp", "-a", e.pristine, e.cpTree)
+					e.must(b, "cp", "-a", e.overlay+"/.", e.cpTree)
+				}},
+			}
+			d := coldSideBySide(b, tools, func() { clear(e.tree, e.manifest, e.cpTree) })
+			b.ReportMetric(ratio(d["mlxbuild"], d["cp-a"]), "inproc/cp")
+			b.ReportMetric(ratio(d["mlxbuild-process"], d["cp-a"]), "process/cp")
+			b.ReportMetric(rss, "process-MiB-rss")
+		})
+	}
+}
+
+// coldSideBySide is sideBySide for runs that must start from nothing: the
+// clean-up before each run is done outside the measured span.
+func coldSideBySide(b *testing.B, tools []tool, reset func()) map[string]time.Duration {
+	sum := make([]time.Duration, len(tools))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, t := range tools {
+			reset()
+			start := time.Now()
+			t.run(b)
+			sum[j] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	out := map[string]time.Duration{}
+	for j, t := range tools {
+		out[t.name] = sum[j] / time.Duration(b.N)
+		b.ReportMetric(float64(out[t.name].Microseconds())/1000, t.name+"-ms/op")
+	}
+	return out
+}

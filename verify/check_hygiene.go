@@ -35,6 +35,8 @@ type Hygiene struct {
 	HeaderLines int `yaml:"header_lines"`
 	// Notice is the NOTICE file, relative to Root; default NOTICE.
 	Notice string `yaml:"notice"`
+	// Upstream is the UPSTREAM file, relative to Root; default UPSTREAM.
+	Upstream string `yaml:"upstream"`
 }
 
 var (
@@ -112,7 +114,11 @@ func bareIssues(file string, data []byte) []Finding {
 
 // notice checks that NOTICE names every vendored source UPSTREAM lists.
 func (c Hygiene) notice() []Finding {
-	upFile := filepath.Join(c.Root, records.UpstreamName)
+	up := c.Upstream
+	if up == "" {
+		up = records.UpstreamName
+	}
+	upFile := filepath.Join(c.Root, filepath.FromSlash(up))
 	data, err := os.ReadFile(upFile)
 	if err != nil {
 		return nil // the records check reports a missing UPSTREAM

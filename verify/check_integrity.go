@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
+	"strings"
 
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -25,6 +27,10 @@ type Integrity struct {
 	// Require fails the check, instead of skipping it, when the tree does
 	// not exist yet.
 	Require bool `yaml:"require"`
+	// Records lists the overlay's records files (slash-separated, relative
+	// to the overlay, as given to overlays.Materialize); default
+	// records.Names.
+	Records []string `yaml:"records"`
 }
 
 // Name is the check's name in reports.
@@ -54,10 +60,7 @@ func (c Integrity) Run(ctx context.Context) Result {
 		return result(c.Name(), []Finding{{File: c.Overlay, Message: fmt.Sprintf("cannot read the overlay: %v", err),
 			Fix: "check the backend's overlay: entry of the project file"}}, "")
 	}
-	isRecord := map[string]bool{}
-	for _, n := range records.Names {
-		isRecord[n] = true
-	}
+	isRecord := recordSet(c.Records)
 	for _, f := range overlay {
 		if !isRecord[f] {
 			want[f] = display(c.Overlay, f)
@@ -77,7 +80,7 @@ func (c Integrity) Run(ctx context.Context) Result {
 		src, ok := want[f]
 		tf := display(c.Tree, f)
 		switch {
-		case !ok && isRecord[f]:
+		case !ok && (isRecord[f] || isRecord[path.Base(f)]):
 			fs = append(fs, Finding{File: tf, Message: fmt.Sprintf("records file %s was copied into the tree", f),
 				Fix: "delete it from the tree and run overlay:apply; records files describe the overlay and are not sources"})
 		case !ok && matchAny(c.Ignore, f):
@@ -120,4 +123,16 @@ func compareFiles(treeFile, srcFile, overlayFile string) *Finding {
 	return &Finding{File: treeFile, Line: lineOf(a, n),
 		Message: fmt.Sprintf("hand edit: differs from %s (first difference at this line)", srcFile),
 		Fix:     fmt.Sprintf("if the change is wanted, put the file in the overlay at %s; then run overlay:apply, which restores the tree", overlayFile)}
+}
+
+// recordSet is the set of records file paths, records.Names by default.
+func recordSet(list []string) map[string]bool {
+	if len(list) == 0 {
+		list = records.Names
+	}
+	set := map[string]bool{}
+	for _, r := range list {
+		set[strings.TrimPrefix(r, "./")] = true
+	}
+	return set
 }

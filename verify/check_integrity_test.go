@@ -63,3 +63,14 @@ func TestIntegrityNoTree(t *testing.T) {
 	c.Require = true
 	mustFind(t, c, "absent", "the tree does not exist")
 }
+
+func TestIntegrityNestedRecords(t *testing.T) {
+	// Records may sit deeper in the overlay, as overlays.Materialize allows.
+	c := integrityFixture(t)
+	writeFile(t, c.Overlay, "mlx/backend/rocm/LOCAL_FIXES.md", "1. **One.**\n")
+	mustFind(t, c, "tree/mlx/backend/rocm/LOCAL_FIXES.md", "missing from the tree")
+	c.Records = []string{"UPSTREAM", "LOCAL_FIXES.md", "mlx/backend/rocm/LOCAL_FIXES.md"}
+	mustPass(t, c)
+	writeFile(t, c.Tree, "mlx/backend/rocm/LOCAL_FIXES.md", "1. **One.**\n")
+	mustFind(t, c, "tree/mlx/backend/rocm/LOCAL_FIXES.md", "records file mlx/backend/rocm/LOCAL_FIXES.md was copied")
+}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
 // Isolation checks that a build compiled nothing of another backend (check
@@ -32,6 +30,9 @@ type Isolation struct {
 	// Require fails the check, instead of skipping it, when there is no
 	// compile_commands.json yet.
 	Require bool `yaml:"require"`
+	// Records lists the overlays' records files, left out of their file
+	// lists; default records.Names.
+	Records []string `yaml:"records"`
 }
 
 type compileCommand struct {
@@ -58,10 +59,7 @@ func (c Isolation) Run(ctx context.Context) Result {
 			Fix: "delete the build directory and build again"}}, "")
 	}
 	foreign := map[string]string{} // relative path -> foreign overlay file
-	isRecord := map[string]bool{}
-	for _, n := range records.Names {
-		isRecord[n] = true
-	}
+	isRecord := recordSet(c.Records)
 	for _, o := range c.Foreign {
 		files, err := walkFiles(o)
 		if err != nil {

@@ -22,6 +22,18 @@ type Records struct {
 	Pin string `yaml:"pin"`
 	// RequireStatus makes an item without a `Status:` line a failure.
 	RequireStatus bool `yaml:"require_status"`
+	// Upstream and LocalFixes are the records files' paths relative to
+	// Overlay; default UPSTREAM and LOCAL_FIXES.md at its root.
+	Upstream   string `yaml:"upstream"`
+	LocalFixes string `yaml:"local_fixes"`
+}
+
+// path returns the records file rel (or its default name) under Overlay.
+func (c Records) path(rel, def string) string {
+	if rel == "" {
+		rel = def
+	}
+	return filepath.Join(c.Overlay, filepath.FromSlash(rel))
 }
 
 // upstreamKeys are the keys UPSTREAM must hold, in the order they are reported.
@@ -44,7 +56,7 @@ func (c Records) Run(ctx context.Context) Result {
 }
 
 func (c Records) upstream() []Finding {
-	file := filepath.Join(c.Overlay, records.UpstreamName)
+	file := c.path(c.Upstream, records.UpstreamName)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return []Finding{{File: file, Message: fmt.Sprintf("cannot read UPSTREAM: %v", err),
@@ -75,7 +87,7 @@ func (c Records) upstream() []Finding {
 }
 
 func (c Records) localFixes() []Finding {
-	file := filepath.Join(c.Overlay, records.LocalFixesName)
+	file := c.path(c.LocalFixes, records.LocalFixesName)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return []Finding{{File: file, Message: fmt.Sprintf("cannot read LOCAL_FIXES.md: %v", err),
@@ -85,10 +97,13 @@ func (c Records) localFixes() []Finding {
 	fs := problems(file, append(probs, lf.Numbering()...))
 	for _, it := range lf.Items {
 		for _, p := range it.Paths {
-			if filepath.IsAbs(p.Path) || !exists(filepath.Join(c.Overlay, filepath.FromSlash(p.Path))) {
+			// A path is relative to the overlay root, or to the folder
+			// LOCAL_FIXES.md sits in when that is deeper.
+			rel := filepath.FromSlash(p.Path)
+			if filepath.IsAbs(p.Path) || (!exists(filepath.Join(c.Overlay, rel)) && !exists(filepath.Join(filepath.Dir(file), rel))) {
 				fs = append(fs, Finding{File: file, Line: p.Line,
 					Message: fmt.Sprintf("item %d names %s, which is not in the overlay %s", it.Number, p.Path, c.Overlay),
-					Fix:     "correct the path (relative to the overlay root), or restore the file"})
+					Fix:     "correct the path (relative to the overlay root, or to the folder of LOCAL_FIXES.md), or restore the file"})
 			}
 		}
 		if c.RequireStatus && it.Status == records.StatusUnknown {

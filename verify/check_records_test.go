@@ -46,3 +46,19 @@ func TestRecordsMissingFiles(t *testing.T) {
 		t.Errorf("want one finding per missing file:\n%s", findingsText(r))
 	}
 }
+
+func TestRecordsNestedLocalFixes(t *testing.T) {
+	// LOCAL_FIXES.md in a sub-folder: item paths may be relative to it or
+	// to the overlay root.
+	dir := copyTree(t, "testdata/records/clean")
+	data, err := os.ReadFile(filepath.Join(dir, "LOCAL_FIXES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "mlx/backend/rocm/LOCAL_FIXES.md", string(data)+"\n4. **Local path.** `device/utils.hpp` relative to this file.\nStatus: retarget-only\n")
+	os.Remove(filepath.Join(dir, "LOCAL_FIXES.md"))
+	c := Records{Overlay: dir, Pin: testPin, LocalFixes: "mlx/backend/rocm/LOCAL_FIXES.md"}
+	mustPass(t, c)
+	plant(t, dir, "mlx/backend/rocm/LOCAL_FIXES.md", "`device/utils.hpp`", "`device/gone.hpp`")
+	mustFind(t, c, "mlx/backend/rocm/LOCAL_FIXES.md:15", "item 4 names device/gone.hpp")
+}

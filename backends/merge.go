@@ -46,6 +46,7 @@ func Merge(base, over *Spec) *Spec {
 	out.Triggers.Env = union(out.Triggers.Env, over.Triggers.Env)
 	out.Triggers.Paths = union(out.Triggers.Paths, over.Triggers.Paths)
 	out.Records = union(out.Records, over.Records)
+	out.Verify = union(out.Verify, over.Verify)
 	if over.Jobs.MemoryPerJobGiB != 0 {
 		out.Jobs = over.Jobs
 	}
@@ -83,6 +84,7 @@ func clone(s *Spec) *Spec {
 	c.Rpath.Dirs = append([]string(nil), s.Rpath.Dirs...)
 	c.Triggers = Triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
 	c.Records = append([]string(nil), s.Records...)
+	c.Verify = append([]string(nil), s.Verify...)
 	return &c
 }
 

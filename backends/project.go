@@ -16,7 +16,7 @@ const ProjectFileName = "mlxbuild.yaml"
 
 // Project is a parsed mlxbuild.yaml.
 type Project struct {
-	Pos      Pos
+	Pos      Pos                        `json:"-"`
 	Source   Source                     `yaml:"source" required:"true"`
 	Cache    string                     `yaml:"cache"`
 	Launcher *Launcher                  `yaml:"launcher"`
@@ -32,7 +32,7 @@ type Project struct {
 
 // Source says where the pristine MLX source comes from.
 type Source struct {
-	Pos Pos
+	Pos Pos    `json:"-"`
 	Git string `yaml:"git"` // URL, local path or file:// URL of a repository
 	Dir string `yaml:"dir"` // a checkout used as it is
 	Pin string `yaml:"pin"` // full 40-hex commit
@@ -41,14 +41,14 @@ type Source struct {
 // Launcher is a compiler launcher (ccache, sccache) that may share a remote
 // cache between machines. Credentials never go here: only the environment.
 type Launcher struct {
-	Pos    Pos
+	Pos    Pos    `json:"-"`
 	Tool   string `yaml:"tool" required:"true"` // ccache or sccache
 	Remote string `yaml:"remote"`               // redis://host:port, http://...
 }
 
 // ProjectBackend is the project's part of one backend.
 type ProjectBackend struct {
-	Pos     Pos
+	Pos     Pos    `json:"-"`
 	Overlay string `yaml:"overlay"`
 	// Spec is a spec file that extends or replaces the embedded one;
 	// Merge says which, and must be given with it.
@@ -62,7 +62,7 @@ type ProjectBackend struct {
 
 // Fork is the repository an overlay is vendored from.
 type Fork struct {
-	Pos    Pos
+	Pos    Pos      `json:"-"`
 	Git    string   `yaml:"git" required:"true"`
 	Branch string   `yaml:"branch"`
 	Dirs   []string `yaml:"dirs" required:"true"` // the fork's backend directories copied whole

@@ -6,7 +6,7 @@ package backends
 // Spec declares one backend: what CMake gets, what the consumer links, what
 // triggers a rebuild. The embedded defaults live in configs/<backend>.yaml.
 type Spec struct {
-	Pos           Pos
+	Pos           Pos               `json:"-"`
 	Backend       string            `yaml:"backend" required:"true"`
 	Description   string            `yaml:"description"`
 	Platforms     []string          `yaml:"platforms" required:"true"`
@@ -20,15 +20,17 @@ type Spec struct {
 	Triggers      Triggers          `yaml:"triggers"`
 	Records       []string          `yaml:"records"`
 	Jobs          Jobs              `yaml:"jobs"`
+	// Verify names the checks verify:<backend> runs, in order.
+	Verify []string `yaml:"verify"`
 
 	// Source names where the spec came from ("built-in configs/rocm.yaml",
 	// or the override file) for plan output.
-	Source string `yaml:"-"`
+	Source string `yaml:"-" json:"-"`
 }
 
 // Toolchain says how to find the backend's SDK root.
 type Toolchain struct {
-	Pos       Pos
+	Pos       Pos      `json:"-"`
 	Name      string   `yaml:"name" required:"true"`    // rocm, cuda
 	Env       string   `yaml:"env" required:"true"`     // ROCM_PATH, CUDA_HOME
 	Default   string   `yaml:"default" required:"true"` // /opt/rocm
@@ -38,16 +40,16 @@ type Toolchain struct {
 // Define is one CMake cache variable. Value may hold {toolchain.root},
 // {toolchain.bin} or {toolchain.lib}, filled once the toolchain is found.
 type Define struct {
-	Pos    Pos
+	Pos    Pos      `json:"-"`
 	Name   string   `yaml:"name" required:"true"`
 	Value  string   `yaml:"value" required:"true"`
 	OS     []string `yaml:"os"`
-	Origin string   `yaml:"-"`
+	Origin string   `yaml:"-" json:"-"`
 }
 
 // Architectures says how GPU targets are resolved and where they go.
 type Architectures struct {
-	Pos      Pos
+	Pos      Pos      `json:"-"`
 	Env      string   `yaml:"env" required:"true"`
 	Probes   []string `yaml:"probes"`
 	CMake    []string `yaml:"cmake" required:"true"`
@@ -67,7 +69,7 @@ type Link struct {
 
 // Lib is one library.
 type Lib struct {
-	Pos Pos
+	Pos Pos `json:"-"`
 	// Name is the library name without lib prefix or suffix: amdhip64.
 	Name string   `yaml:"name" required:"true"`
 	OS   []string `yaml:"os"`
@@ -76,7 +78,7 @@ type Lib struct {
 	Toolchain string `yaml:"toolchain"`
 	// Package names what installs it, for the error when it is missing.
 	Package string `yaml:"package"`
-	Origin  string `yaml:"-"`
+	Origin  string `yaml:"-" json:"-"`
 }
 
 // Rpath says how the consumer finds shared libraries at run time.

@@ -19,6 +19,8 @@ var (
 	knownProbes      = []string{"kfd", "rocminfo", "nvidia-smi"}
 	knownConstraints = []string{"cmake", "ninja", "git", "rocm", "cuda"}
 	knownRpathModes  = []string{"runpath", "legacy"}
+	// KnownChecks are the checks a spec's verify list may name.
+	KnownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "isolation", "rules", "link"}
 	knownPlaceholder = regexp.MustCompile(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
 )
@@ -120,6 +122,9 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		if r == "" || strings.Contains(r, "..") || strings.HasPrefix(r, "/") {
 			ps.add(pos(fmt.Sprintf("records[%d]", i)), "records entry %q must be a relative file name inside the overlay", r)
 		}
+	}
+	for i, c := range s.Verify {
+		oneOf(ps, pos(fmt.Sprintf("verify[%d]", i)), "check", c, KnownChecks)
 	}
 	if s.Jobs.MemoryPerJobGiB < 0 {
 		ps.add(pos("jobs.memory_per_job_gib"), "memory_per_job_gib must not be negative")

@@ -2,10 +2,44 @@
 
 // mlxbuild's own magefile: every target of the importable package targets,
 // as a parent repository would import them, over this repository's
-// mlxbuild.yaml (the bundled example).
+// mlxbuild.yaml (the bundled example), plus the repository's own checks.
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
 	//mage:import
 	_ "github.com/mlxbuild/mlxbuild/targets"
 )
+
+// Test runs what CI runs: gofmt, go vet and every test (CI=true makes a
+// test that lacks a tool fail instead of skip).
+func Test() error {
+	out, err := exec.Command("gofmt", "-l", ".").Output()
+	if err != nil {
+		return fmt.Errorf("gofmt: %w", err)
+	}
+	var bad []string
+	for _, f := range strings.Fields(string(out)) {
+		if !strings.Contains(f, "testdata/") {
+			bad = append(bad, f)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("gofmt would change: %s (run gofmt -w)", strings.Join(bad, " "))
+	}
+	if err := run("go", "vet", "./..."); err != nil {
+		return err
+	}
+	return run("go", "test", "-count=1", "-timeout", "40m", "./...")
+}
+
+func run(name string, args ...string) error {
+	fmt.Fprintf(os.Stderr, "==> %s %s\n", name, strings.Join(args, " "))
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"io"
+	"os"
 	"sync"
 
 	"github.com/mlxbuild/mlxbuild/job"
@@ -43,4 +44,11 @@ func current() job.Options {
 	optMu.Lock()
 	defer optMu.Unlock()
 	return opts
+}
+
+func stderrOf(o job.Options) io.Writer {
+	if o.Stderr != nil {
+		return o.Stderr
+	}
+	return os.Stderr
 }

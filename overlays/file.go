@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // statOf is the part of a file's stat data the manifest keeps.
@@ -32,22 +34,44 @@ func statData(fi fs.FileInfo) statOf {
 	return s
 }
 
+// lstatAt stats name in the open directory dirfd without following a link.
+func lstatAt(dirfd int, name, path string) (statOf, fs.FileMode, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return statOf{}, 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
+	}
+	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino, kind: KindFile}
+	var typ fs.FileMode
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFLNK:
+		typ, s.kind = fs.ModeSymlink, KindLink
+	case unix.S_IFDIR:
+		typ = fs.ModeDir
+	default:
+		typ = fs.ModeIrregular
+	}
+	if typ == 0 && st.Mode&0o111 != 0 {
+		s.kind = KindExec
+	}
+	return s, typ, nil
+}
+
 // racy reports whether a recorded mtime is too recent to trust: a change in
 // the same clock tick as the manifest's writing would not have moved it.
 func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 
 // file makes the tree file rel equal to its source src (origin says which
 // side), writing it only when its content or kind differs.
-func (m *materializer) file(rel string, origin Origin, src string, t os.DirEntry, c *dirCounts) error {
-	sfi, err := os.Lstat(src)
+func (m *materializer) file(rel, name string, origin Origin, src string, srcDir int, t os.DirEntry, treeDir int, c *dirCounts) error {
+	s, styp, err := lstatAt(srcDir, name, src)
 	if err != nil {
 		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
 	}
-	s := statData(sfi)
 	if s.kind == KindLink && origin == FromOverlay {
 		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", src)
 	}
-	if !sfi.Mode().IsRegular() && s.kind != KindLink {
+	if styp != 0 && s.kind != KindLink {
 		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, src)
 	}
 	idx := m.old.find(rel)
@@ -59,9 +83,9 @@ func (m *materializer) file(rel string, origin Origin, src string, t os.DirEntry
 	dst := join(m.tree, rel)
 	var tr statOf
 	haveTree := false
-	if t != nil && !t.IsDir() {
-		if tfi, err := os.Lstat(dst); err == nil && (tfi.Mode().IsRegular() || tfi.Mode()&fs.ModeSymlink != 0) {
-			tr, haveTree = statData(tfi), true
+	if t != nil && !t.IsDir() && treeDir >= 0 {
+		if st, typ, err := lstatAt(treeDir, name, dst); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
+			tr, haveTree = st, true
 		}
 	}
 	srcKnown := old != nil && old.Origin == origin && old.Kind == s.kind &&

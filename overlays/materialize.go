@@ -204,13 +204,36 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
-// readDir lists a directory sorted by name; a missing one is empty.
-func readDir(what, dir string) ([]os.DirEntry, error) {
-	es, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, err)
+// openDir opens a directory and lists it sorted by name; a missing one is
+// empty (and nil). The open directory lets file stat its entries with
+// fstatat relative to it, which saves the kernel a walk of the whole path.
+func openDir(what, dir string) (*os.File, []os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
 	}
-	return es, nil
+	var es []os.DirEntry
+	if err == nil {
+		es, err = f.ReadDir(-1)
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return nil, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, err)
+	}
+	slices.SortFunc(es, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return f, es, nil
+}
+
+// dirFDs are the open directories of one rel in the three trees (-1: none).
+type dirFDs struct{ pristine, overlay, tree int }
+
+func fdOf(f *os.File) int {
+	if f == nil {
+		return -1
+	}
+	return int(f.Fd())
 }
 
 // dir brings one directory of the tree in line with the same directory of
@@ -218,20 +241,29 @@ func readDir(what, dir string) ([]os.DirEntry, error) {
 // are merged by name (each is sorted).
 func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 	var ps, os_, ts []os.DirEntry
+	var pf, of, tf *os.File
 	var err error
+	defer func() {
+		for _, f := range []*os.File{pf, of, tf} {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
 	if inPristine {
-		if ps, err = readDir("pristine", join(m.pristine, rel)); err != nil {
+		if pf, ps, err = openDir("pristine", join(m.pristine, rel)); err != nil {
 			return err
 		}
 	}
 	if inOverlay {
-		if os_, err = readDir("overlay", join(m.overlay, rel)); err != nil {
+		if of, os_, err = openDir("overlay", join(m.overlay, rel)); err != nil {
 			return err
 		}
 	}
-	if ts, err = readDir("tree", join(m.tree, rel)); err != nil {
+	if tf, ts, err = openDir("tree", join(m.tree, rel)); err != nil {
 		return err
 	}
+	fds := dirFDs{fdOf(pf), fdOf(of), fdOf(tf)}
 	var c dirCounts
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
@@ -239,7 +271,7 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
-		if err := m.entry(rel, name, p, o, t, &c); err != nil {
+		if err := m.entry(rel, name, p, o, t, fds, &c); err != nil {
 			return err
 		}
 	}
@@ -284,7 +316,7 @@ func take(l []os.DirEntry, name string) (os.DirEntry, []os.DirEntry) {
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
 // nothing.
-func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, c *dirCounts) error {
+func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, fds dirFDs, c *dirCounts) error {
 	rel := name
 	if dirRel != "" {
 		rel = dirRel + "/" + name
@@ -319,11 +351,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, c *dirCou
 		if p != nil && p.IsDir() {
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(rel, FromOverlay, join(m.overlay, rel), t, c)
+		return m.file(rel, name, FromOverlay, join(m.overlay, rel), fds.overlay, t, fds.tree, c)
 	case p != nil && p.IsDir():
 		return m.wantDir(rel, true, false, t, c)
 	case p != nil:
-		return m.file(rel, FromPristine, join(m.pristine, rel), t, c)
+		return m.file(rel, name, FromPristine, join(m.pristine, rel), fds.pristine, t, fds.tree, c)
 	case t != nil:
 		return m.remove(rel, t, c)
 	}

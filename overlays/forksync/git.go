@@ -1,0 +1,165 @@
+package forksync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// gitTimeout bounds one git command without a deadline of its own, so an
+// unreachable server cannot hang a sync forever.
+const gitTimeout = 15 * time.Minute
+
+// git runs git in dir (a work tree or a bare repository; "" for the current
+// directory) and returns its trimmed standard output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	res, err := gitRaw(ctx, dir, args...)
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// gitRaw is git with the untrimmed result, for binary output and for exit
+// codes that are answers (git merge-file).
+func gitRaw(ctx context.Context, dir string, args ...string) (proc.Result, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, gitTimeout)
+		defer cancel()
+	}
+	return proc.Run(ctx, proc.Cmd{Path: "git", Args: args, Dir: dir, Env: gitEnv()})
+}
+
+// gitEnv is the environment without GIT_* variables (a GIT_DIR or
+// GIT_WORK_TREE exported by a hook or an outer git would point every command
+// at the wrong repository), with prompts off and a fixed identity.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ASKPASS=",
+		"SSH_ASKPASS=",
+		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=mlxbuild", "GIT_AUTHOR_EMAIL=mlxbuild@localhost",
+		"GIT_COMMITTER_NAME=mlxbuild", "GIT_COMMITTER_EMAIL=mlxbuild@localhost",
+		"LC_ALL=C",
+	)
+}
+
+// isURL reports whether s is a URL (scheme://... or scp-like user@host:path)
+// rather than a local path.
+func isURL(s string) bool {
+	return strings.Contains(s, "://") || strings.Contains(s, "@")
+}
+
+// repoURL makes a local path absolute against base (the project file's
+// directory), since git runs in other directories; URLs stay as they are.
+func repoURL(s, base string) string {
+	if s == "" || isURL(s) || filepath.IsAbs(s) {
+		return s
+	}
+	return filepath.Join(base, s)
+}
+
+// mirrorDir is the shared bare mirror of url under the cache root: the same
+// place overlays.Pristine uses, so a fork and MLX that share a repository
+// share its objects, and the same lock serialises both.
+func mirrorDir(cacheRoot, url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(cacheRoot, "src", "git", hex.EncodeToString(sum[:8])+".git")
+}
+
+// Repo is a bare mirror of one repository under the cache.
+type Repo struct {
+	URL string // what it mirrors
+	Dir string // the bare repository
+}
+
+// openRepo makes sure the mirror of url exists and holds every rev in revs
+// (fetching all refs, then each missing rev by name, only when one is
+// missing), and returns it. It holds the cache's source lock meanwhile.
+func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo, error) {
+	if cacheRoot == "" {
+		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
+	}
+	r := &Repo{URL: url, Dir: mirrorDir(cacheRoot, url)}
+	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := os.Stat(filepath.Join(r.Dir, "HEAD")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(r.Dir), 0o755); err != nil {
+			return nil, fmt.Errorf("forksync: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(r.Dir), err)
+		}
+		tmp := r.Dir + ".tmp"
+		os.RemoveAll(tmp)
+		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("forksync: cloning %s failed: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", url, err)
+		}
+		// Commits fetched by id have no ref: never let git collect them.
+		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("forksync: configuring the clone %s: %w", tmp, err)
+		}
+		if err := os.Rename(tmp, r.Dir); err != nil {
+			return nil, fmt.Errorf("forksync: moving the clone into %s: %w", r.Dir, err)
+		}
+	}
+	var missing []string
+	for _, rev := range revs {
+		if !r.has(ctx, rev) {
+			missing = append(missing, rev)
+		}
+	}
+	if len(missing) == 0 {
+		return r, nil
+	}
+	fetchErr := func() error {
+		_, err := git(ctx, r.Dir, "fetch", "--quiet", "--prune", "origin")
+		return err
+	}()
+	for _, rev := range missing {
+		if r.has(ctx, rev) {
+			continue
+		}
+		// A commit no ref points at can still be fetched by id.
+		if _, err := git(ctx, r.Dir, "fetch", "--quiet", "origin", rev); err == nil && r.has(ctx, rev) {
+			continue
+		}
+		if fetchErr != nil {
+			return nil, fmt.Errorf("forksync: fetching %s from %s failed: %w; check that the repository is reachable", rev, url, fetchErr)
+		}
+		return nil, fmt.Errorf("forksync: %s is not in %s; check the commit id, or that it was pushed", rev, url)
+	}
+	return r, nil
+}
+
+// has reports whether rev names a commit of the mirror.
+func (r *Repo) has(ctx context.Context, rev string) bool {
+	_, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	return err == nil
+}
+
+// Resolve gives the full commit id of rev.
+func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
+	id, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil || id == "" {
+		return "", fmt.Errorf("forksync: %q is not a commit of %s; give a commit id or a branch of that repository", rev, r.URL)
+	}
+	return id, nil
+}

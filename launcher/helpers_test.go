@@ -1,0 +1,148 @@
+package launcher_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/proc"
+)
+
+// exampleDir is the bundled example, relative to this package.
+const exampleDir = "../examples/minimlx"
+
+// needTools skips on a developer machine that lacks one of names, and fails
+// in CI, where .ci/run installs everything.
+func needTools(t testing.TB, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("%s is not installed; CI fails here", n)
+			}
+			t.Fatalf("%s is not installed: CI must install it", n)
+		}
+	}
+}
+
+// redis is a redis-server child process on a loopback port.
+type redis struct {
+	Port int
+	URL  string
+	stop context.CancelFunc
+	done chan error
+}
+
+// startRedis starts redis-server on 127.0.0.1 at a free port, with no
+// persistence, and waits until it answers PING. It is stopped at the end of
+// the test (proc.Run kills its process group when the context ends).
+func startRedis(t testing.TB) *redis {
+	t.Helper()
+	needTools(t, "redis-server")
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port := freePort(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		r := &redis{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port), stop: cancel, done: make(chan error, 1)}
+		go func() {
+			_, err := proc.Run(ctx, proc.Cmd{Path: "redis-server", Args: []string{
+				"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+				"--daemonize", "no", "--dir", t.TempDir(),
+			}})
+			r.done <- err
+		}()
+		if lastErr = waitPong(port, r.done, 5*time.Second); lastErr == nil {
+			t.Cleanup(r.Stop)
+			return r
+		}
+		cancel()
+	}
+	t.Fatalf("redis-server did not start: %v", lastErr)
+	return nil
+}
+
+// Stop kills the server and waits for it to be gone; stopping twice is fine.
+func (r *redis) Stop() {
+	r.stop()
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitPong polls the port with a RESP PING until +PONG, the server exits or
+// the time is up.
+func waitPong(port int, exited chan error, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("redis-server exited: %v", err)
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second); err == nil {
+			c.SetDeadline(time.Now().Add(time.Second))
+			fmt.Fprint(c, "*1\r\n$4\r\nPING\r\n")
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if strings.HasPrefix(line, "+PONG") {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("no PONG on port %d within %s", port, within)
+}
+
+// copyTree copies the regular files of src into dst, keeping relative paths.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, in); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -24,7 +24,8 @@
 //     `- **Status:** proposed https://...`) says where the fix stands:
 //     `retarget-only` (the change only moves upstream code to the pinned MLX
 //     and is never proposed), `to be proposed` (a fix to send upstream), or
-//     `proposed <URL>` (sent, with the link to the pull request). An item
-//     without a Status line has StatusUnknown; an unrecognised value is a
-//     problem.
+//     `proposed <URL>` (sent, with the link to the pull request). One
+//     trailing period is allowed and dropped (`Status: to be proposed.`;
+//     the link of `proposed <URL>.` has no period). An item without a Status
+//     line has StatusUnknown; an unrecognised value is a problem.
 package records

@@ -135,7 +135,9 @@ func setStatus(it *Item, value string, line int) (Problem, bool) {
 			Message: fmt.Sprintf("item %d has a second Status line (first at line %d)", it.Number, it.StatusLine),
 			Fix:     "keep one Status line per item"}, false
 	}
-	fields := strings.Fields(value)
+	// A sentence-style period ("Status: to be proposed.") is prose, not part
+	// of the value; one is dropped, so a link keeps no trailing period either.
+	fields := strings.Fields(strings.TrimSuffix(strings.TrimSpace(value), "."))
 	lower := strings.ToLower(strings.Join(fields, " "))
 	switch {
 	case lower == "retarget-only":

@@ -126,3 +126,47 @@ func TestIsPathLike(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusTrailingPeriod accepts a Status line written as a sentence: one
+// final period is dropped, from the value and from a proposed link, while a
+// second period or a period inside the value is still an unknown status.
+func TestStatusTrailingPeriod(t *testing.T) {
+	doc := "1. **One.**\nStatus: to be proposed.\n" +
+		"2. **Two.**\n- **Status:** retarget-only.\n" +
+		"3. **Three.**\nStatus: proposed https://github.com/owner/repo/pull/12.\n" +
+		"4. **Four.**\nStatus: to be proposed..\n" +
+		"5. **Five.**\nStatus: retarget.only\n" +
+		"6. **Six.**\nStatus: proposed.\n"
+	lf, probs := ParseLocalFixes([]byte(doc))
+	if len(lf.Items) != 6 {
+		t.Fatalf("items = %d, want 6", len(lf.Items))
+	}
+	want := []struct {
+		status Status
+		line   int
+		link   string
+	}{
+		{StatusToBeProposed, 2, ""},
+		{StatusRetargetOnly, 4, ""},
+		{StatusProposed, 6, "https://github.com/owner/repo/pull/12"},
+	}
+	for i, w := range want {
+		it := lf.Items[i]
+		if it.Status != w.status || it.StatusLine != w.line || it.Link != w.link {
+			t.Errorf("item %d: status %v line %d link %q, want %v line %d link %q",
+				it.Number, it.Status, it.StatusLine, it.Link, w.status, w.line, w.link)
+		}
+	}
+	wantProbs := []struct {
+		line int
+		msg  string
+	}{{8, `unknown status "to be proposed.."`}, {10, `unknown status "retarget.only"`}, {12, "no link"}}
+	if len(probs) != len(wantProbs) {
+		t.Fatalf("problems = %v, want %v", probs, wantProbs)
+	}
+	for i, w := range wantProbs {
+		if probs[i].Line != w.line || !strings.Contains(probs[i].Message, w.msg) {
+			t.Errorf("problem %d = %+v, want line %d containing %q", i, probs[i], w.line, w.msg)
+		}
+	}
+}

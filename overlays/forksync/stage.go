@@ -1,0 +1,155 @@
+package forksync
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// stageDir is where a sync builds the new overlay: beside it, so the swap is
+// a rename on one file system. A conflicted sync leaves it for the user.
+func stageDir(overlay string) string {
+	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync")
+}
+
+// oldDir holds the previous overlay between the swap and its removal.
+func oldDir(overlay string) string {
+	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync-old")
+}
+
+// stage makes a copy of overlay at dir with the changes applied: files in
+// write are (re)written, paths in remove deleted (with directories they
+// leave empty). Unchanged files are copies with the same mode and mtime;
+// not hard links, so that editing a staged file while resolving a conflict
+// can never change the overlay behind the user's back.
+func stage(overlay, dir string, write Files, remove []string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("forksync: removing the previous staging directory %s: %w; remove it by hand", dir, err)
+	}
+	err := filepath.WalkDir(overlay, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(overlay, path)
+		dst := filepath.Join(dir, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.Mkdir(dst, fi.Mode().Perm()|0o700)
+		}
+		if _, ok := write[filepath.ToSlash(rel)]; ok {
+			return nil // written below
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, data, fi.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("forksync: copying the overlay %s to %s: %w; check free space and permissions", overlay, dir, err)
+	}
+	paths := make([]string, 0, len(write))
+	for p := range write {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b := write[p]
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		mode := fs.FileMode(0o644)
+		if b.Exec {
+			mode = 0o755
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("forksync: staging %s: %w", p, err)
+		}
+		if err := os.WriteFile(dst, b.Data, mode); err != nil {
+			return fmt.Errorf("forksync: staging %s: %w", p, err)
+		}
+		// WriteFile keeps an existing file's mode and the umask trims a new
+		// one's: set the bits the fork says.
+		if err := os.Chmod(dst, mode); err != nil {
+			return fmt.Errorf("forksync: staging %s: %w", p, err)
+		}
+	}
+	for _, p := range remove {
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("forksync: staging the removal of %s: %w", p, err)
+		}
+		// Drop directories the removal emptied, up to the overlay root.
+		for d := filepath.Dir(dst); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// swap puts the staged directory in the overlay's place. On Linux the two
+// directories are exchanged in one renameat2(RENAME_EXCHANGE), so a crash at
+// any moment leaves either the old or the new overlay in place, never none;
+// elsewhere (or on a file system without it) two renames do it, and
+// recoverSwap undoes a crash between them. The old overlay is removed last.
+func swap(staged, overlay string) error {
+	old := oldDir(overlay)
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("forksync: removing %s: %w; remove it by hand and sync again", old, err)
+	}
+	err := unix.Renameat2(unix.AT_FDCWD, staged, unix.AT_FDCWD, overlay, unix.RENAME_EXCHANGE)
+	switch {
+	case err == nil:
+		// staged now holds the old overlay.
+		if err := os.Rename(staged, old); err != nil {
+			return fmt.Errorf("forksync: the overlay is updated, but moving the old one aside failed: %w; remove %s by hand", err, staged)
+		}
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
+		if err := os.Rename(overlay, old); err != nil {
+			return fmt.Errorf("forksync: moving the overlay %s aside: %w; nothing changed, the merged copy is in %s", overlay, err, staged)
+		}
+		if err := os.Rename(staged, overlay); err != nil {
+			if rerr := os.Rename(old, overlay); rerr != nil {
+				return fmt.Errorf("forksync: moving %s into place failed (%v) and so did restoring the overlay from %s (%v); move %s back to %s by hand", staged, err, old, rerr, old, overlay)
+			}
+			return fmt.Errorf("forksync: moving %s into place: %w; nothing changed", staged, err)
+		}
+	default:
+		return fmt.Errorf("forksync: swapping %s into %s: %w; nothing changed, the merged copy is in %s", staged, overlay, err, staged)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("forksync: the overlay is updated, but removing the old copy %s failed: %w; remove it by hand", old, err)
+	}
+	return nil
+}
+
+// recoverSwap finishes or undoes a swap a crash interrupted: with the
+// overlay missing and the old copy present, the old copy goes back (the
+// two-rename path crashed between its renames); a leftover old copy next to
+// an overlay is removed.
+func recoverSwap(overlay string) error {
+	old := oldDir(overlay)
+	if _, err := os.Stat(old); err != nil {
+		return nil
+	}
+	if _, err := os.Stat(overlay); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(old, overlay); err != nil {
+			return fmt.Errorf("forksync: restoring the overlay %s from %s after an interrupted sync: %w; move it back by hand", overlay, old, err)
+		}
+		return nil
+	}
+	return os.RemoveAll(old)
+}

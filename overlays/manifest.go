@@ -2,6 +2,7 @@ package overlays
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -135,11 +136,13 @@ func comparePaths(a, b string) int {
 
 // manifestHeader starts every manifest file; a file with another first line
 // is ignored (the next run re-hashes everything and rewrites it).
-const manifestHeader = "# mlxbuild tree manifest v1: path size mtime ino kind origin hash srcsize srcmtime srcino"
+const manifestHeader = "# mlxbuild tree manifest v2: path size mtime ino kind origin hash srcsize srcmtime srcino"
 
 // readManifest reads the manifest at path. A missing, unreadable or corrupt
 // manifest gives an empty one: it is only a cache of hashes, and an empty one
 // makes Materialize verify every file by content, which is always correct.
+// It allocates one string per entry and nothing per line otherwise, since at
+// 100k files the manifest is most of Materialize's memory.
 func readManifest(path string) *Manifest {
 	m := &Manifest{}
 	f, err := os.Open(path)
@@ -153,34 +156,40 @@ func readManifest(path string) *Manifest {
 	}
 	m.mtime = fi.ModTime().UnixNano()
 	r := bufio.NewReaderSize(f, 64<<10)
-	first, err := r.ReadString('\n')
-	if err != nil || strings.TrimSuffix(first, "\n") != manifestHeader {
+	first, err := r.ReadSlice('\n')
+	if err != nil || string(first) != manifestHeader+"\n" {
 		return &Manifest{}
 	}
-	var fields [10]string
+	count, err := r.ReadSlice('\n')
+	n, ok := parseUint(bytes.TrimPrefix(bytes.TrimSuffix(count, []byte("\n")), []byte("# entries ")))
+	if err != nil || !ok || n > uint64(fi.Size()) {
+		return &Manifest{}
+	}
+	m.Entries = make([]Entry, 0, n)
+	var fields [10][]byte
 	for {
-		line, err := r.ReadString('\n')
-		if errors.Is(err, io.EOF) && line == "" {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, io.EOF) && len(line) == 0 {
 			break
 		}
-		if err != nil || !strings.HasSuffix(line, "\n") {
+		if err != nil {
 			return &Manifest{}
 		}
-		e, ok := parseEntry(strings.TrimSuffix(line, "\n"), fields[:])
+		e, ok := parseEntry(line[:len(line)-1], fields[:])
 		if !ok {
 			return &Manifest{}
 		}
 		m.Entries = append(m.Entries, e)
 	}
-	if !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
+	if uint64(len(m.Entries)) != n || !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
 		return &Manifest{}
 	}
 	return m
 }
 
-func parseEntry(line string, f []string) (Entry, bool) {
+func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 	for i := range f {
-		j := strings.IndexByte(line, '\t')
+		j := bytes.IndexByte(line, '\t')
 		if i == len(f)-1 {
 			if j >= 0 {
 				return Entry{}, false
@@ -194,27 +203,53 @@ func parseEntry(line string, f []string) (Entry, bool) {
 		f[i], line = line[:j], line[j+1:]
 	}
 	var e Entry
-	var err [6]error
-	e.Path = unquotePath(f[0])
-	e.Size, err[0] = strconv.ParseInt(f[1], 10, 64)
-	e.MTime, err[1] = strconv.ParseInt(f[2], 10, 64)
-	e.Ino, err[2] = strconv.ParseUint(f[3], 10, 64)
-	e.SrcSize, err[3] = strconv.ParseInt(f[7], 10, 64)
-	e.SrcMTime, err[4] = strconv.ParseInt(f[8], 10, 64)
-	e.SrcIno, err[5] = strconv.ParseUint(f[9], 10, 64)
-	for _, x := range err {
-		if x != nil {
+	var ok [6]bool
+	var u [6]uint64
+	var neg [6]bool
+	for k, i := range []int{1, 2, 3, 7, 8, 9} {
+		if k == 1 || k == 4 { // mtimes: a file may predate 1970
+			if neg[k] = len(f[i]) > 1 && f[i][0] == '-'; neg[k] {
+				f[i] = f[i][1:]
+			}
+		}
+		u[k], ok[k] = parseUint(f[i])
+	}
+	for _, x := range ok {
+		if !x {
 			return Entry{}, false
 		}
 	}
-	if len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 || e.Path == "" {
+	e.Size, e.MTime, e.Ino, e.SrcSize, e.SrcMTime, e.SrcIno = int64(u[0]), int64(u[1]), u[2], int64(u[3]), int64(u[4]), u[5]
+	if neg[1] {
+		e.MTime = -e.MTime
+	}
+	if neg[4] {
+		e.SrcMTime = -e.SrcMTime
+	}
+	if len(f[0]) == 0 || len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 {
 		return Entry{}, false
 	}
+	e.Path = unquotePath(string(f[0]))
 	e.Kind, e.Origin = Kind(f[4][0]), Origin(f[5][0])
-	if _, x := hex.Decode(e.Hash[:], []byte(f[6])); x != nil {
+	if _, x := hex.Decode(e.Hash[:], f[6]); x != nil {
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// parseUint parses a decimal without allocating (strconv wants a string).
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 // quotePath keeps one entry per line whatever bytes a file name holds.
@@ -244,7 +279,7 @@ func (m *Manifest) write(path string) error {
 	tmp := f.Name()
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(manifestHeader)
-	w.WriteByte('\n')
+	fmt.Fprintf(w, "\n# entries %d\n", len(m.Entries))
 	var b []byte
 	for i := range m.Entries {
 		e := &m.Entries[i]

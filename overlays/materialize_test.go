@@ -371,6 +371,17 @@ func TestCorruptManifestIsIgnored(t *testing.T) {
 	}
 }
 
+func TestOldFilesKeepTheirManifest(t *testing.T) {
+	f := newFixture(t)
+	old := time.Unix(-86400*365, 0) // 1969: a negative mtime
+	os.Chtimes(filepath.Join(f.pristine, "mlx/array.cpp"), old, old)
+	f.run(t)
+	m := readManifest(f.manifest)
+	if i := m.find("mlx/array.cpp"); i < 0 || m.Entries[i].SrcMTime != old.UnixNano() {
+		t.Fatalf("the manifest did not keep a pre-1970 mtime (found at %d)", i)
+	}
+}
+
 func TestComparePathsIsWalkOrder(t *testing.T) {
 	paths := []string{"a/b", "a.txt", "a", "a/b/c", "a-b", "ab", "a/a", "b"}
 	slices.SortFunc(paths, comparePaths)

@@ -163,3 +163,8 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	}
 	return id, nil
 }
+
+// lockSrc takes the cache's source lock, shared with overlays.Pristine.
+func lockSrc(ctx context.Context, cacheRoot string) (func() error, error) {
+	return cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
+}

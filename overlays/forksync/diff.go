@@ -1,0 +1,216 @@
+package forksync
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Hunk is one hunk of a unified diff.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	// Lines are the hunk's lines with their markers: " " context, "-"
+	// removed, "+" added.
+	Lines []string
+}
+
+// Header is the hunk's @@ line.
+func (h Hunk) Header() string {
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+}
+
+// FileDiff is one file's part of a unified diff.
+type FileDiff struct {
+	Path    string
+	Added   bool // the file is new on the new side
+	Deleted bool // the file is gone on the new side
+	Binary  bool
+	Hunks   []Hunk
+}
+
+// parseDiff reads `git diff --no-renames` output.
+func parseDiff(out string) ([]FileDiff, error) {
+	var files []FileDiff
+	var cur *FileDiff
+	var h *Hunk
+	flush := func() {
+		if h != nil && cur != nil {
+			cur.Hunks = append(cur.Hunks, *h)
+		}
+		h = nil
+	}
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			flush()
+			if cur != nil {
+				files = append(files, *cur)
+			}
+			// "diff --git a/P b/P": P has no spaces in the cases git does
+			// not quote; the +++/--- lines below give it exactly.
+			rest := strings.TrimPrefix(line, "diff --git ")
+			p := rest
+			if i := strings.Index(rest, " b/"); i >= 0 {
+				p = rest[i+3:]
+			}
+			cur = &FileDiff{Path: p}
+		case cur == nil:
+		case strings.HasPrefix(line, "@@ "):
+			flush()
+			nh, err := parseHunkHeader(line)
+			if err != nil {
+				return nil, err
+			}
+			h = &nh
+		case h != nil && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")):
+			h.Lines = append(h.Lines, line)
+		case h != nil && strings.HasPrefix(line, `\`):
+			// "\ No newline at end of file"
+		case strings.HasPrefix(line, "new file mode"):
+			cur.Added = true
+		case strings.HasPrefix(line, "deleted file mode"):
+			cur.Deleted = true
+		case strings.HasPrefix(line, "Binary files"):
+			cur.Binary = true
+		case strings.HasPrefix(line, "+++ b/"):
+			cur.Path = strings.TrimPrefix(line, "+++ b/")
+		case strings.HasPrefix(line, "--- a/") && cur.Deleted:
+			cur.Path = strings.TrimPrefix(line, "--- a/")
+		}
+	}
+	flush()
+	if cur != nil {
+		files = append(files, *cur)
+	}
+	return files, nil
+}
+
+func parseHunkHeader(line string) (Hunk, error) {
+	var h Hunk
+	f := strings.Fields(line)
+	if len(f) < 4 || f[0] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return h, fmt.Errorf("forksync: unexpected hunk header %q", line)
+	}
+	var err1, err2 error
+	h.OldStart, h.OldLines, err1 = parseRange(f[1][1:])
+	h.NewStart, h.NewLines, err2 = parseRange(f[2][1:])
+	if err1 != nil || err2 != nil {
+		return h, fmt.Errorf("forksync: unexpected hunk header %q", line)
+	}
+	return h, nil
+}
+
+func parseRange(s string) (start, n int, err error) {
+	a, b, ok := strings.Cut(s, ",")
+	if start, err = strconv.Atoi(a); err != nil {
+		return
+	}
+	n = 1
+	if ok {
+		n, err = strconv.Atoi(b)
+	}
+	return
+}
+
+// block is one change inside a hunk: a run of removed lines and the added
+// lines that replace them, with the context line on each side (when any).
+type block struct {
+	before, after string // context; "" with hasBefore/hasAfter false at an edge
+	hasBefore     bool
+	hasAfter      bool
+	removed       []string
+	added         []string
+}
+
+func (h Hunk) blocks() []block {
+	var out []block
+	var cur *block
+	lastCtx, haveCtx := "", false
+	for _, l := range h.Lines {
+		text := l[1:]
+		switch l[0] {
+		case ' ':
+			if cur != nil {
+				cur.after, cur.hasAfter = text, true
+				out = append(out, *cur)
+				cur = nil
+			}
+			lastCtx, haveCtx = text, true
+		case '-', '+':
+			if cur == nil {
+				cur = &block{before: lastCtx, hasBefore: haveCtx}
+			}
+			if l[0] == '-' {
+				cur.removed = append(cur.removed, text)
+			} else {
+				cur.added = append(cur.added, text)
+			}
+		}
+	}
+	if cur != nil {
+		out = append(out, *cur)
+	}
+	return out
+}
+
+// containedIn reports whether the overlay (its lines) already has this
+// upstream change. An addition or replacement is there when the new lines
+// appear with their context, or appear on their own while the old lines
+// with their context are gone; a pure removal is there when the old lines
+// with their context are gone. It errs toward "not contained": a change
+// reported twice costs a look, one missed ships the revert.
+func (b block) containedIn(overlay []string) bool {
+	oldSeq := b.withContext(b.removed)
+	if len(b.added) == 0 {
+		return !hasSeq(overlay, oldSeq)
+	}
+	if hasSeq(overlay, b.withContext(b.added)) {
+		return true
+	}
+	return hasSeq(overlay, b.added) && (len(b.removed) == 0 || !hasSeq(overlay, oldSeq))
+}
+
+func (b block) withContext(mid []string) []string {
+	var s []string
+	if b.hasBefore {
+		s = append(s, b.before)
+	}
+	s = append(s, mid...)
+	if b.hasAfter {
+		s = append(s, b.after)
+	}
+	return s
+}
+
+// hasSeq reports whether seq occurs in lines as a contiguous run, comparing
+// lines without trailing white space.
+func hasSeq(lines, seq []string) bool {
+	if len(seq) == 0 {
+		return true
+	}
+	for i := 0; i+len(seq) <= len(lines); i++ {
+		ok := true
+		for j := range seq {
+			if trimEnd(lines[i+j]) != trimEnd(seq[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func trimEnd(s string) string { return strings.TrimRight(s, " \t\r") }
+
+// splitText splits a file into lines without terminators.
+func splitText(data []byte) []string {
+	s := strings.TrimSuffix(string(data), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

@@ -51,9 +51,10 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"parent": cmdParent,
-			"exits":  cmdExits,
-			"link":   cmdLink,
+			"parent":   cmdParent,
+			"exits":    cmdExits,
+			"link":     cmdLink,
+			"fakerocm": cmdFakeROCm,
 		},
 	})
 }
@@ -99,12 +100,19 @@ func setup(e *testscript.Env, src string, goenv map[string]string) error {
 	return nil
 }
 
-// condition answers [exec:NAME] natively; [ci] is true under CI.
+// condition adds [rocm]: Debian's ROCm toolchain is installed. Under CI it
+// is always true, so a script that needs ROCm fails there instead of
+// skipping; only a developer machine may skip it.
 func condition(cond string) (bool, error) {
-	if cond == "ci" {
-		return os.Getenv("CI") != "", nil
+	if cond == "rocm" {
+		return haveROCm() || os.Getenv("CI") != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+func haveROCm() bool {
+	_, err := os.Stat("/usr/bin/hipcc")
+	return err == nil
 }
 
 // goEnv reads the real toolchain's caches once, so every script builds with
@@ -187,4 +195,37 @@ func cmdLink(ts *testscript.TestScript, neg bool, args []string) {
 	if err := ts.Exec("c++", cxx...); err != nil {
 		ts.Fatalf("linking %s with %s failed: %v", args[0], args[1], err)
 	}
+}
+
+// debianROCm is where Debian 12 installs the pieces of ROCm that a fake
+// prefix links to.
+var debianROCm = map[string]string{
+	"include": "/usr/include",
+	"lib":     "/usr/lib",
+	"llvm":    "/usr/lib/llvm-15",
+}
+
+// cmdFakeROCm makes a ROCm prefix whose rocminfo the script controls:
+// `fakerocm DIR ROCMINFO` links DIR/include, DIR/lib and DIR/llvm to
+// Debian's ROCm, wraps hipcc and hipconfig (they find their Perl halves
+// next to themselves, so a link would not do) and installs the script file
+// ROCMINFO as DIR/bin/rocminfo. With ROCM_PATH=DIR, mlxbuild's probes see a
+// GPU, or none, on any machine; compiles use the real toolchain.
+func cmdFakeROCm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: fakerocm DIR ROCMINFO")
+	}
+	if !haveROCm() {
+		ts.Fatalf("fakerocm: Debian's ROCm toolchain is missing (/usr/bin/hipcc); install it as .ci/run does")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
+	for name, target := range debianROCm {
+		ts.Check(os.Symlink(target, filepath.Join(dir, name)))
+	}
+	for _, tool := range []string{"hipcc", "hipconfig"} {
+		wrapper := "#!/bin/sh\nexec /usr/bin/" + tool + " \"$@\"\n"
+		ts.Check(os.WriteFile(filepath.Join(dir, "bin", tool), []byte(wrapper), 0o755))
+	}
+	ts.Check(os.WriteFile(filepath.Join(dir, "bin", "rocminfo"), []byte(ts.ReadFile(args[1])), 0o755))
 }

@@ -66,8 +66,40 @@ func (c *Config) Check(ctx context.Context) []Finding {
 	}
 	if c.Remote != "" {
 		out = append(out, c.checkRemote(ctx, ver))
+		if c.Tool == "sccache" && err == nil {
+			out = append(out, c.probeSccacheStore(ctx, tool))
+		}
 	}
 	return out
+}
+
+// probeSccacheStore starts (and stops) an sccache server on the remote in a
+// scratch directory: builds without the store's feature (Debian's 0.4.0-pre
+// has no Redis) only say so when their server starts.
+func (c *Config) probeSccacheStore(ctx context.Context, tool string) Finding {
+	what := "sccache server with " + Redact(c.Remote)
+	dir, err := os.MkdirTemp("", "mlxbuild-sccache-check-")
+	if err != nil {
+		return Finding{What: what, Detail: err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	env, err := c.sccacheEnv(dir)
+	if err != nil {
+		return Finding{What: what, Detail: err.Error()}
+	}
+	env = append(os.Environ(), env...)
+	ctx, cancel := context.WithTimeout(ctx, 3*CheckTimeout)
+	defer cancel()
+	res, err := proc.Run(ctx, proc.Cmd{Path: tool, Args: []string{"--start-server"}, Env: env})
+	if err != nil {
+		msg := strings.TrimSpace(string(res.Stderr) + string(res.Stdout))
+		if strings.Contains(msg, "cache type is not enabled") {
+			return Finding{What: what, Detail: "this sccache was built without support for that store (\"cache type is not enabled\"); use ccache (4.4+ has Redis and HTTP stores) or an sccache built with the store's feature"}
+		}
+		return Finding{What: what, Detail: Redact(err.Error())}
+	}
+	proc.Run(ctx, proc.Cmd{Path: tool, Args: []string{"--stop-server"}, Env: env})
+	return Finding{OK: true, What: what, Detail: "the server starts with this store"}
 }
 
 // versionFinding says whether the installed version can do what is asked.

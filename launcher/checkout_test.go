@@ -55,11 +55,12 @@ func needROCm(t testing.TB) *toolchain.ROCm {
 }
 
 // build configures and builds a checkout's ROCm tree with cfg as launcher
-// (nil: none) and returns the launcher's counters for that build. It does
+// (nil: none) and returns the launcher's counters for that build and the
+// number of compiles Ninja ran, by language. It does
 // what job.Build does with the launcher: Setup's defines go to configure
 // (not the stamp), its environment to Ninja, stats are zeroed before and
 // read after.
-func build(t testing.TB, ctx context.Context, rocm *toolchain.ROCm, co checkout, cfg *launcher.Config, progress io.Writer) launcher.Stats {
+func build(t testing.TB, ctx context.Context, rocm *toolchain.ROCm, co checkout, cfg *launcher.Config, progress io.Writer) (launcher.Stats, map[string]int) {
 	t.Helper()
 	defs, cmakeEnv, err := rocm.CMakeSetup(filepath.Join(co.BackendDir, "hip-prefix"))
 	if err != nil {
@@ -98,7 +99,13 @@ func build(t testing.TB, ctx context.Context, rocm *toolchain.ROCm, co checkout,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	compiles := map[string]int{}
+	for _, s := range res.Ran {
+		if s.Kind != "" && s.Kind != "LINK" {
+			compiles[s.Kind]++
+		}
+	}
+	return st, compiles
 }
 
 // stopOnFirstStep is a progress writer that calls stop once, when Ninja

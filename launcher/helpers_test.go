@@ -40,28 +40,31 @@ type redis struct {
 	Port int
 	URL  string
 	stop context.CancelFunc
-	done chan error
+	done chan struct{} // closed when the server has exited
+	err  error         // how it exited, once done is closed
 }
 
 // startRedis starts redis-server on 127.0.0.1 at a free port, with no
 // persistence, and waits until it answers PING. It is stopped at the end of
-// the test (proc.Run kills its process group when the context ends).
-func startRedis(t testing.TB) *redis {
+// the test (proc.Run kills its process group when the context ends). Extra
+// arguments go to redis-server.
+func startRedis(t testing.TB, extra ...string) *redis {
 	t.Helper()
 	needTools(t, "redis-server")
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		port := freePort(t)
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &redis{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port), stop: cancel, done: make(chan error, 1)}
+		r := &redis{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port), stop: cancel, done: make(chan struct{})}
 		go func() {
-			_, err := proc.Run(ctx, proc.Cmd{Path: "redis-server", Args: []string{
+			_, err := proc.Run(ctx, proc.Cmd{Path: "redis-server", Args: append([]string{
 				"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 				"--daemonize", "no", "--dir", t.TempDir(),
-			}})
-			r.done <- err
+			}, extra...)})
+			r.err = err
+			close(r.done)
 		}()
-		if lastErr = waitPong(port, r.done, 5*time.Second); lastErr == nil {
+		if lastErr = waitPong(r, 5*time.Second); lastErr == nil {
 			t.Cleanup(r.Stop)
 			return r
 		}
@@ -90,29 +93,28 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// waitPong polls the port with a RESP PING until +PONG, the server exits or
-// the time is up.
-func waitPong(port int, exited chan error, within time.Duration) error {
+// waitPong polls the port with a RESP PING until +PONG (or -NOAUTH from a
+// server that wants a password), the server exits or the time is up.
+func waitPong(r *redis, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-exited:
-			exited <- err
-			return fmt.Errorf("redis-server exited: %v", err)
+		case <-r.done:
+			return fmt.Errorf("redis-server exited: %v", r.err)
 		default:
 		}
-		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second); err == nil {
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(r.Port), time.Second); err == nil {
 			c.SetDeadline(time.Now().Add(time.Second))
 			fmt.Fprint(c, "*1\r\n$4\r\nPING\r\n")
 			line, _ := bufio.NewReader(c).ReadString('\n')
 			c.Close()
-			if strings.HasPrefix(line, "+PONG") {
+			if strings.HasPrefix(line, "+PONG") || strings.HasPrefix(line, "-NOAUTH") {
 				return nil
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("no PONG on port %d within %s", port, within)
+	return fmt.Errorf("no PONG on port %d within %s", r.Port, within)
 }
 
 // copyTree copies the regular files of src into dst, keeping relative paths.

@@ -30,14 +30,17 @@ func TestSharedRedisCache(t *testing.T) {
 	}
 	work := t.TempDir()
 
-	a := build(t, ctx, rocm, newCheckout(t, filepath.Join(work, "a")), cfg, nil)
-	t.Logf("checkout A: %s", a)
-	if a.Compiles() < 6 || a.Misses != a.Compiles() || a.RemoteHits != 0 {
-		t.Fatalf("checkout A (cold) should miss every compile: %+v", a)
+	a, ran := build(t, ctx, rocm, newCheckout(t, filepath.Join(work, "a")), cfg, nil)
+	t.Logf("checkout A: %s; Ninja compiled %v", a, ran)
+	if ran["HIP"] < 3 || ran["CXX"] < 3 {
+		t.Fatalf("the ROCm tree should compile HIP and C++ files: %v", ran)
+	}
+	if a.Compiles() != ran["HIP"]+ran["CXX"]+ran["C"] || a.Misses != a.Compiles() || a.RemoteHits != 0 {
+		t.Fatalf("checkout A (cold) should miss every one of its %v compiles: %+v", ran, a)
 	}
 
 	coB := newCheckout(t, filepath.Join(work, "elsewhere", "b"))
-	b := build(t, ctx, rocm, coB, cfg, nil)
+	b, _ := build(t, ctx, rocm, coB, cfg, nil)
 	t.Logf("checkout B: %s (%.0f%% from Redis)", b, 100*b.RemoteRate())
 	if b.Compiles() != a.Compiles() {
 		t.Errorf("B made %d cacheable compiles, A %d: the same tree must compile the same files", b.Compiles(), a.Compiles())
@@ -51,7 +54,7 @@ func TestSharedRedisCache(t *testing.T) {
 	}
 
 	stop := &stopOnFirstStep{stop: r.Stop}
-	c := build(t, ctx, rocm, newCheckout(t, filepath.Join(work, "c")), cfg, stop)
+	c, _ := build(t, ctx, rocm, newCheckout(t, filepath.Join(work, "c")), cfg, stop)
 	t.Logf("checkout C, Redis stopped after its first step: %s", c)
 	if !stop.stopped {
 		t.Fatal("Redis was never stopped: no progress line seen")

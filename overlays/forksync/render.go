@@ -1,0 +1,98 @@
+package forksync
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Render writes the drift report for people: each core file, and the
+// upstream hunks the overlay does not contain, line by line.
+func (r *DriftReport) Render(w io.Writer) {
+	fmt.Fprintf(w, "overlay %s: upstream %s..%s\n", r.Overlay, short(r.Pin), short(r.Candidate))
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, f := range r.Files {
+		switch {
+		case !f.Moved:
+			fmt.Fprintf(w, "%s: unchanged upstream\n", f.Path)
+			continue
+		case !f.InOverlay:
+			fmt.Fprintf(w, "%s: upstream changed it, and the overlay lacks it (fork.core names it)\n", f.Path)
+		case f.Deleted:
+			fmt.Fprintf(w, "%s: upstream removed it; the overlay would bring it back\n", f.Path)
+		case f.Added:
+			fmt.Fprintf(w, "%s: upstream added it; the overlay replaces upstream's new file\n", f.Path)
+		case f.Binary:
+			fmt.Fprintf(w, "%s: upstream changed this binary file; compare it by hand\n", f.Path)
+		case len(f.Missing) == 0:
+			fmt.Fprintf(w, "%s: upstream changed it; the overlay has all %d hunk%s\n", f.Path, f.Contained, plural(f.Contained))
+			continue
+		default:
+			fmt.Fprintf(w, "%s: upstream changed it; the overlay lacks %d of %d hunk%s (it would revert them):\n", f.Path, len(f.Missing), len(f.Missing)+f.Contained, plural(len(f.Missing)+f.Contained))
+		}
+		for _, h := range f.Missing {
+			fmt.Fprintf(w, "  %s\n", h.Header())
+			for _, l := range h.Lines {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+	}
+	if moved := r.Moved(); len(moved) > 0 {
+		fmt.Fprintf(w, "%d core file%s moved upstream: %s\n", len(moved), plural(len(moved)), strings.Join(moved, ", "))
+	} else {
+		fmt.Fprintln(w, "no core file moved upstream")
+	}
+}
+
+// Render writes the API drift report: compile errors by file, then the
+// undefined symbols the bump causes, with the sources that use them.
+func (r *APIDriftReport) Render(w io.Writer) {
+	fmt.Fprintf(w, "%s overlay on MLX %s", r.Backend, short(r.Candidate))
+	if r.Pin != "" {
+		fmt.Fprintf(w, " (baseline: source.pin %s)", short(r.Pin))
+	}
+	fmt.Fprintf(w, "\nscratch build: %s\n", r.Dir)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.ConfigureError != "" {
+		fmt.Fprintf(w, "configure failed: %s\n", r.ConfigureError)
+	}
+	for _, f := range r.CompileErrors {
+		origin := "upstream"
+		if f.InOverlay {
+			origin = "overlay"
+		}
+		fmt.Fprintf(w, "compile errors in %s (%s):\n", f.File, origin)
+		for _, d := range f.Errors {
+			fmt.Fprintf(w, "  %s:%d: %s\n", f.File, d.Line, d.Message)
+		}
+	}
+	if len(r.Undefined) > 0 {
+		fmt.Fprintf(w, "undefined symbols (%d):\n", len(r.Undefined))
+		for _, s := range r.Undefined {
+			fmt.Fprintf(w, "  %s\n    used by %s\n", s.Name, strings.Join(s.From, ", "))
+		}
+	}
+	if len(r.Unresolved) > 0 {
+		fmt.Fprintf(w, "%d symbol%s already unresolved at the pin (not caused by the bump):", len(r.Unresolved), plural(len(r.Unresolved)))
+		for _, s := range r.Unresolved {
+			fmt.Fprintf(w, " %s;", s.Name)
+		}
+		fmt.Fprintln(w)
+	}
+	if n := r.Breaks(); n == 0 {
+		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
+	} else {
+		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

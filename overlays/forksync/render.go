@@ -96,3 +96,29 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// Render writes what a sync did: the commits, the files by what happened
+// to them, and notes.
+func (r *SyncResult) Render(w io.Writer) {
+	if !r.Changed() && len(r.Conflicts) == 0 {
+		fmt.Fprintf(w, "overlay already at fork commit %s: nothing changed (%d local-only file%s kept)\n", short(r.To), r.LocalOnly, plural(r.LocalOnly))
+	} else {
+		fmt.Fprintf(w, "fork %s -> %s", short(r.From), short(r.To))
+		if r.Base != r.NewBase {
+			fmt.Fprintf(w, "; the fork's merge base with MLX moved %s -> %s", short(r.Base), short(r.NewBase))
+		}
+		fmt.Fprintln(w)
+		for _, g := range []struct {
+			what  string
+			paths []string
+		}{{"added", r.Added}, {"updated", r.Updated}, {"merged with local changes", r.Merged}, {"removed", r.Removed}} {
+			for _, p := range g.paths {
+				fmt.Fprintf(w, "  %s: %s\n", g.what, p)
+			}
+		}
+		fmt.Fprintf(w, "  %d local-only file%s kept\n", r.LocalOnly, plural(r.LocalOnly))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

@@ -1,0 +1,96 @@
+package forksync
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/overlays/records"
+)
+
+// RecordsReport is one overlay's LOCAL_FIXES.md.
+type RecordsReport struct {
+	Backend  string
+	File     string // LOCAL_FIXES.md's path; "" when the overlay has none
+	Items    []records.Item
+	Problems []records.Problem
+	Upstream records.Upstream
+}
+
+// Records reads the LOCAL_FIXES.md and UPSTREAM of every backend's overlay
+// (only backend's when it is not ""), in backend order.
+func Records(cfg *backends.Config, backend string) ([]RecordsReport, error) {
+	var names []string
+	for n, pb := range cfg.Project.Backends {
+		if pb != nil && pb.Overlay != "" && (backend == "" || n == backend) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		if backend != "" {
+			return nil, backends.Usagef("backends.%s in %s has no overlay:, so it has no records", backend, cfg.Project.File)
+		}
+		return nil, backends.Usagef("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
+	}
+	sort.Strings(names)
+	var out []RecordsReport
+	for _, n := range names {
+		ov := cfg.Overlay(n)
+		r := RecordsReport{Backend: n}
+		if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
+			r.Upstream, _ = records.ParseUpstream(data)
+		}
+		path := filepath.Join(ov, records.LocalFixesName)
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("forksync: reading %s: %w", path, err)
+		default:
+			lf, probs := records.ParseLocalFixes(data)
+			r.File, r.Items, r.Problems = path, lf.Items, append(probs, lf.Numbering()...)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Render writes the items with their status, then what to do about them.
+func (r RecordsReport) Render(w io.Writer) {
+	if r.File == "" {
+		fmt.Fprintf(w, "%s: the overlay has no %s (no local changes recorded)\n", r.Backend, records.LocalFixesName)
+		return
+	}
+	fmt.Fprintf(w, "%s: %s", r.Backend, r.File)
+	if c, ok := r.Upstream.Get("commit"); ok {
+		fmt.Fprintf(w, " (on fork commit %s", short(c.Value))
+		if p, ok := r.Upstream.Get("retargeted_to_mlx_pin"); ok {
+			fmt.Fprintf(w, ", MLX %s", short(p.Value))
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
+	counts := map[records.Status]int{}
+	for _, it := range r.Items {
+		counts[it.Status]++
+		status := it.Status.String()
+		if it.Status == records.StatusProposed {
+			status += " " + it.Link
+		}
+		fmt.Fprintf(w, "  %d. %s [%s]\n", it.Number, it.Title, status)
+		for _, p := range it.Paths {
+			fmt.Fprintf(w, "       %s\n", p.Path)
+		}
+	}
+	fmt.Fprintf(w, "  %d item%s: %d retarget-only, %d to be proposed, %d proposed, %d without a status\n",
+		len(r.Items), plural(len(r.Items)), counts[records.StatusRetargetOnly], counts[records.StatusToBeProposed],
+		counts[records.StatusProposed], counts[records.StatusUnknown])
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  %s:%d: %s; %s\n", r.File, p.Line, p.Message, p.Fix)
+	}
+}

@@ -1,0 +1,57 @@
+package forksync
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+)
+
+func TestRecordsListsItemsWithStatus(t *testing.T) {
+	root := t.TempDir()
+	ov := filepath.Join(root, "patches")
+	writeFile(t, filepath.Join(ov, "UPSTREAM"), "commit: 0123456789abcdef0123456789abcdef01234567\nretargeted_to_mlx_pin: 89abcdef0123456789abcdef0123456789abcdef\n")
+	writeFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n"+
+		"1. **Retarget.** `mlx/backend/gpu/available.cpp`\n   Status: retarget-only\n\n"+
+		"2. **Guard.** `mlx/backend/rocm/reduce.hip`\n   Status: to be proposed\n\n"+
+		"3. **Cache key.** `mlx/backend/rocm/device.hip`\n   Status: proposed https://github.com/o/r/pull/12\n\n"+
+		"5. **No status.** `mlx/x.h`\n")
+	writeFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
+	writeFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
+	cfg, err := backends.LoadConfig(root, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := Records(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 2 || reps[0].Backend != "cuda" || reps[1].Backend != "rocm" {
+		t.Fatalf("reports: %+v", reps)
+	}
+	var b strings.Builder
+	for _, r := range reps {
+		r.Render(&b)
+	}
+	out := b.String()
+	t.Log(out)
+	for _, w := range []string{
+		"cuda: the overlay has no LOCAL_FIXES.md",
+		"(on fork commit 0123456789ab, MLX 89abcdef0123)",
+		"1. Retarget [retarget-only]",
+		"2. Guard [to be proposed]",
+		"3. Cache key [proposed https://github.com/o/r/pull/12]",
+		"mlx/backend/rocm/device.hip",
+		"5. No status [unknown]",
+		"4 items: 1 retarget-only, 1 to be proposed, 1 proposed, 1 without a status",
+		"gap in numbering: no item 4",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("records output lacks %q", w)
+		}
+	}
+	if _, err := Records(cfg, "metal"); err == nil {
+		t.Error("records of a backend without an overlay: no error")
+	}
+}

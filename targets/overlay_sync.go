@@ -1,0 +1,158 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+)
+
+// Sync moves the overlay of the backend with a fork: entry to the fork
+// commit forkCommit (an id or a branch), merging the fork's changes with
+// the local ones; -backend=NAME picks one when several have a fork. On a
+// conflict nothing changes and the conflicted files are listed with their
+// staged copies (exit 1).
+func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	name, so, err := forksync.SyncOptionsFor(cfg, flagValue(backend), forkCommit)
+	if err != nil {
+		return exit(err)
+	}
+	res, err := forksync.Sync(ctx, so)
+	var ce *forksync.ConflictError
+	if err != nil && !errors.As(err, &ce) {
+		return exit(err)
+	}
+	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, so.Overlay)
+	res.Render(o.Stdout)
+	return exit(err)
+}
+
+// Drift shows, for each core file of every overlay (or -backend's), the
+// upstream hunks between the recorded pin and -candidate (default:
+// upstream's current HEAD) that the overlay does not contain: the changes
+// a whole-file overlay would silently revert.
+func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	names, err := overlayBackends(cfg, flagValue(backend))
+	if err != nil {
+		return exit(err)
+	}
+	for _, n := range names {
+		do, notes, err := forksync.DriftOptionsFor(cfg, n, flagValue(candidate))
+		if err != nil {
+			return exit(err)
+		}
+		rep, err := forksync.Drift(ctx, do)
+		if err != nil {
+			return exit(err)
+		}
+		rep.Notes = append(notes, rep.Notes...)
+		fmt.Fprintf(o.Stdout, "== %s\n", n)
+		rep.Render(o.Stdout)
+	}
+	return nil
+}
+
+// ApiDrift builds the overlay on MLX at candidate in a scratch tree under
+// the cache and lists compile errors and undefined symbols, against a
+// build at source.pin (exit 1 when the overlay breaks). The backend is the
+// one with a fork: entry, or -backend.
+func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	name := flagValue(backend)
+	if name == "" {
+		names, err := overlayBackends(cfg, "")
+		if err != nil {
+			return exit(err)
+		}
+		if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
+			if len(names) != 1 {
+				return exit(backends.Usagef("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
+			}
+			name = names[0]
+		}
+	}
+	rep, err := forksync.APIDrift(ctx, forksync.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
+	if err != nil {
+		return exit(err)
+	}
+	rep.Render(o.Stdout)
+	if n := rep.Breaks(); n > 0 {
+		return exit(fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", name, n, candidate))
+	}
+	return nil
+}
+
+// Records lists the LOCAL_FIXES.md items of every overlay (or -backend's)
+// with their status: retarget-only, to be proposed, or proposed with the
+// pull request's link.
+func (Overlay) Records(ctx context.Context, backend *string) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	reps, err := forksync.Records(cfg, flagValue(backend))
+	if err != nil {
+		return exit(err)
+	}
+	for _, r := range reps {
+		r.Render(o.Stdout)
+	}
+	return nil
+}
+
+// overlayConfig gives the targets' options with the streams filled in, and
+// the project's configuration.
+func overlayConfig() (job.Options, *backends.Config, error) {
+	o := current()
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	cfg, err := backends.LoadConfig(o.Dir, o.Env)
+	return o, cfg, err
+}
+
+// overlayBackends lists the backends with an overlay, or checks the one
+// asked for.
+func overlayBackends(cfg *backends.Config, name string) ([]string, error) {
+	if name != "" {
+		if cfg.Overlay(name) == "" {
+			return nil, backends.Usagef("backends.%s in %s has no overlay:", name, cfg.Project.File)
+		}
+		return []string{name}, nil
+	}
+	var out []string
+	for _, n := range backends.Names {
+		if cfg.Overlay(n) != "" {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, backends.Usagef("no backend in %s has an overlay:", cfg.Project.File)
+	}
+	return out, nil
+}
+
+func flagValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

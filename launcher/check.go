@@ -119,7 +119,8 @@ func (c *Config) versionFinding(tool, line string, v *version.Version) Finding {
 
 func (c *Config) checkRemote(ctx context.Context, v *version.Version) Finding {
 	what := "remote " + Redact(c.Remote)
-	u, err := url.Parse(c.Remote)
+	base, _ := splitAttrs(c.Remote)
+	u, err := url.Parse(base)
 	if err != nil {
 		return Finding{What: what, Detail: "not a URL: " + Redact(err.Error())}
 	}

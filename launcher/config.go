@@ -75,8 +75,9 @@ func FromEnv(project *backends.Launcher, env func(string) string) (*Config, erro
 	if c.Remote == "" {
 		return c, nil
 	}
-	u, err := url.Parse(c.Remote)
-	if err != nil || u.Host == "" && u.Scheme != "file" {
+	base, attrs := splitAttrs(c.Remote)
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" && u.Scheme != "file" && u.Scheme != "redis+unix" {
 		return nil, backends.Usagef("%s=%s is not a URL; use redis://host:port or http://host/path", remoteFrom, Redact(c.Remote))
 	}
 	if err := checkScheme(c.Tool, u.Scheme); err != nil {
@@ -88,9 +89,21 @@ func FromEnv(project *backends.Launcher, env func(string) string) (*Config, erro
 		} else {
 			u.User = url.UserPassword("", env(EnvPassword))
 		}
-		c.Remote = u.String()
+		c.Remote = u.String() + attrs
+	}
+	if attrs != "" && c.Tool != "ccache" {
+		return nil, backends.Usagef("%s=%s: |attributes are ccache's syntax; sccache takes a plain URL", remoteFrom, Redact(c.Remote))
 	}
 	return c, nil
+}
+
+// splitAttrs separates ccache's storage attributes from the URL:
+// "redis://h:6379|read-only=true" is "redis://h:6379" and "|read-only=true".
+func splitAttrs(remote string) (base, attrs string) {
+	if i := strings.IndexByte(remote, '|'); i >= 0 {
+		return remote[:i], remote[i:]
+	}
+	return remote, ""
 }
 
 // checkScheme refuses stores the tool cannot use.

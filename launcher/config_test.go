@@ -34,6 +34,10 @@ func TestFromEnv(t *testing.T) {
 			want: &launcher.Config{Tool: "ccache", Remote: "redis://:pw@cache.lan:6379", From: "mlxbuild.yaml:7:3"}},
 		{name: "user and password from env", project: proj, env: map[string]string{"MLXBUILD_LAUNCHER_USER": "ci", "MLXBUILD_LAUNCHER_PASSWORD": "pw"},
 			want: &launcher.Config{Tool: "ccache", Remote: "redis://ci:pw@cache.lan:6379", From: "mlxbuild.yaml:7:3"}},
+		{name: "ccache attributes kept", project: &backends.Launcher{Tool: "ccache", Remote: "redis://cache.lan:6379|read-only=true|connect-timeout=200"},
+			env:  map[string]string{"MLXBUILD_LAUNCHER_PASSWORD": "pw"},
+			want: &launcher.Config{Tool: "ccache", Remote: "redis://:pw@cache.lan:6379|read-only=true|connect-timeout=200", From: "the project file's launcher"}},
+		{name: "attributes are ccache's", env: map[string]string{"MLXBUILD_LAUNCHER": "sccache", "MLXBUILD_LAUNCHER_REMOTE": "redis://h:1|read-only=true"}, err: "attributes are ccache's syntax"},
 		{name: "remote none", project: proj, env: map[string]string{"MLXBUILD_LAUNCHER_REMOTE": "none"},
 			want: &launcher.Config{Tool: "ccache", From: "mlxbuild.yaml:7:3"}},
 		{name: "unknown tool", env: map[string]string{"MLXBUILD_LAUNCHER": "distcc"}, err: `MLXBUILD_LAUNCHER: launcher "distcc" is not one mlxbuild knows`},
@@ -113,7 +117,8 @@ func TestSetupSccache(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, other, _ := cfg.Setup("/d/rocm", "/d")
-	if !slices.Contains(env, "SCCACHE_DIR=/c/rocm/sccache") || !slices.Contains(env, "SCCACHE_REDIS=redis://127.0.0.1:6379") {
+	if !slices.Contains(env, "SCCACHE_DIR=/c/rocm/sccache") || !slices.Contains(env, "SCCACHE_REDIS=redis://127.0.0.1:6379") ||
+		!slices.Contains(env, "SCCACHE_BASEDIRS=/c") {
 		t.Errorf("env %v", env)
 	}
 	port := func(env []string) string {

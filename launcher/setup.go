@@ -45,6 +45,9 @@ func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, e
 		env = c.ccacheEnv(backendDir, baseDir)
 	case "sccache":
 		env, err = c.sccacheEnv(backendDir)
+		// sccache's equivalent of CCACHE_BASEDIR (0.15 and newer; older
+		// releases ignore it and share only between identical paths).
+		env = append(env, "SCCACHE_BASEDIRS="+baseDir)
 	}
 	return defines, env, err
 }

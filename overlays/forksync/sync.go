@@ -3,6 +3,9 @@ package forksync
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -90,6 +94,15 @@ func (e *ConflictError) ExitStatus() int { return 1 }
 // it was and the error is a *ConflictError naming each file and its staged
 // copy. A sync to the commit the overlay came from changes nothing.
 func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	if o.CacheRoot == "" {
+		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
+	}
+	// Two syncs of one overlay would stage into the same directory.
+	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := recoverSwap(o.Overlay); err != nil {
 		return nil, err
 	}
@@ -178,6 +191,13 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// syncLock is the lock of one overlay's syncs, under the cache rather than
+// beside the overlay, which usually sits in the user's repository.
+func syncLock(cacheRoot, overlay string) string {
+	sum := sha256.Sum256([]byte(overlay))
+	return filepath.Join(cacheRoot, "sync", hex.EncodeToString(sum[:8])+".lock")
 }
 
 // syncPlan collects what a sync writes and removes.

@@ -13,6 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/cmakebuild"
+	"github.com/mlxbuild/mlxbuild/launcher"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -29,6 +30,10 @@ type Summary struct {
 	Out          string // the link plan directory
 	LogPath      string
 	Notes        []string
+	// LauncherTool is the compiler launcher used ("" for none) and
+	// Launcher its hits and misses in this build.
+	LauncherTool string
+	Launcher     *launcher.Stats
 }
 
 // Phase is one timed part of the build.
@@ -98,8 +103,30 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	pr.Step("tree %s: %d written, %d restored, %d removed, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Unchanged)
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
+	// The compiler launcher (ccache/sccache) is kept out of the stamp:
+	// switching it on must not rebuild the tree; its marker file in the
+	// build directory reconfigures CMake when it changes.
+	lc, err := launcher.FromEnv(p.Config.Project.Launcher, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	ldefs, lenv, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	if errors.Is(err, launcher.ErrNotInstalled) {
+		pr.Warn("%v; building without a launcher", err)
+		lc = nil
+		ldefs, lenv, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+
 	t = time.Now()
-	if configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja")) {
+	needConfigure := configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja"))
+	if launcher.MarkerChanged(p.Layout.Build, ldefs) {
+		needConfigure = true
+		sum.Why = append(sum.Why, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
+	}
+	if needConfigure {
 		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
 		if err := p.checkArchSupport(); err != nil {
 			return nil, err
@@ -107,6 +134,9 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		defines, err := p.cmakeSetup()
 		if err != nil {
 			return nil, err
+		}
+		for k, v := range ldefs {
+			defines[k] = v
 		}
 		log, err := os.Create(p.Layout.Log + ".configure")
 		if err != nil {
@@ -119,6 +149,9 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		if err != nil {
 			return nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
 		}
+		if err := launcher.WriteMarker(p.Layout.Build, ldefs); err != nil {
+			return nil, err
+		}
 		sum.Reconfigured = true
 	}
 	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
@@ -129,9 +162,20 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		return nil, err
 	}
 	pr.Step("build with %d jobs", jobs)
+	if err := lc.ZeroStats(ctx, lenv); err != nil {
+		pr.Warn("%v", err)
+	}
 	res, err := cmakebuild.Build(ctx, cmakebuild.BuildOptions{
-		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log,
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log, Env: lenv,
 	})
+	if lc != nil {
+		sum.LauncherTool = lc.Tool
+		if st, serr := lc.Stats(ctx, lenv); serr == nil {
+			sum.Launcher = &st
+		} else {
+			pr.Warn("%v", serr)
+		}
+	}
 	if err != nil {
 		var be *cmakebuild.BuildError
 		if errors.As(err, &be) {

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/launcher"
 	"github.com/mlxbuild/mlxbuild/toolchain"
 )
 
@@ -46,6 +47,7 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 		fs = append(fs, Finding{What: "project file", Detail: cfgErr.Error(), Fix: "create mlxbuild.yaml or set MLXBUILD_CONFIG"})
 	} else {
 		fs = append(fs, Finding{What: "project file", OK: true, Detail: cfg.Project.File})
+		fs = append(fs, launcherFindings(ctx, cfg, o)...)
 	}
 	for _, name := range backends.Names {
 		spec, err := backends.Builtin(name)
@@ -175,4 +177,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// launcherFindings checks the compiler launcher and that its remote cache
+// answers, when the project or the environment asks for one.
+func launcherFindings(ctx context.Context, cfg *backends.Config, o Options) []Finding {
+	lc, err := launcher.FromEnv(cfg.Project.Launcher, o.Env)
+	if err != nil {
+		return []Finding{{What: "launcher", Detail: err.Error(), Fix: "fix launcher: in the project file or MLXBUILD_LAUNCHER*"}}
+	}
+	if lc == nil {
+		return []Finding{{What: "launcher", OK: true, Detail: "none configured (launcher: in mlxbuild.yaml shares a compile cache; docs/scaling.md)"}}
+	}
+	var fs []Finding
+	for _, f := range lc.Check(ctx) {
+		fs = append(fs, Finding{What: "launcher " + f.What, OK: f.OK, Detail: f.Detail, Fix: fixFor(f.OK, "install "+lc.Tool+" or start the remote cache it names; builds still work without it")})
+	}
+	return fs
+}
+
+func fixFor(ok bool, fix string) string {
+	if ok {
+		return ""
+	}
+	return fix
 }

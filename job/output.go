@@ -92,6 +92,13 @@ func printSummary(pr *ui.Printer, s *Summary) {
 		pr.Info("cmake: configure skipped (no configure input changed)")
 	}
 	pr.Info("ninja: %d steps run", s.Steps)
+	if s.LauncherTool != "" {
+		if s.Launcher != nil {
+			pr.Info("launcher %s: %s", s.LauncherTool, s.Launcher)
+		} else {
+			pr.Info("launcher %s: statistics unavailable", s.LauncherTool)
+		}
+	}
 	var parts []string
 	for _, ph := range s.Phases {
 		parts = append(parts, fmt.Sprintf("%s %s", ph.Name, ph.Took.Round(time.Millisecond)))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/launcher"
 )
 
 // Plan prints the resolved spec of a backend (defines, link libraries,
@@ -38,6 +39,15 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		jobs, origin = fmt.Sprint(n), "from cores and memory"
 	}
 	fmt.Fprintf(w, "jobs:      %s (%s)\n", jobs, origin)
+	if lc, err := launcher.FromEnv(p.Config.Project.Launcher, p.Opts.Env); err != nil {
+		return err
+	} else if lc != nil {
+		remote := "local cache only"
+		if lc.Remote != "" {
+			remote = "remote " + launcher.Redact(lc.Remote)
+		}
+		fmt.Fprintf(w, "launcher:  %s, %s (%s; not a stamp input)\n", lc.Tool, remote, lc.From)
+	}
 	fmt.Fprintln(w, "defines:")
 	for _, d := range p.Spec.ActiveDefines(p.Opts.GOOS) {
 		fmt.Fprintf(w, "  %-28s %-40s %s\n", d.Name, backends.Expand(d.Value, p.Toolchain), origin0(d.Origin))

@@ -76,12 +76,27 @@ func setup(e *testscript.Env, src string, goenv map[string]string) error {
 	if err := os.WriteFile(filepath.Join(e.WorkDir, "go.sum"), sum, 0o644); err != nil {
 		return err
 	}
+	realHome, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	mage, err := exec.LookPath("mage")
+	if err != nil {
+		return fmt.Errorf("the mage command of TestMain is not on PATH: %v", err)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return err
+	}
 	home := filepath.Join(e.WorkDir, ".home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
 	for k, v := range map[string]string{
-		"MLXBUILD_SRC":   src,
+		"MLXBUILD_SRC": src,
+		// For scripts that narrow PATH: where mage and go are.
+		"MAGE_DIR":       filepath.Dir(mage),
+		"GO_DIR":         filepath.Dir(gobin),
 		"HOME":           home,
 		"GOCACHE":        goenv["GOCACHE"],
 		"GOMODCACHE":     goenv["GOMODCACHE"],
@@ -94,20 +109,36 @@ func setup(e *testscript.Env, src string, goenv map[string]string) error {
 		"NO_COLOR":       "1",
 		"MLXBUILD_JOBS":  "2",
 		"CI":             os.Getenv("CI"),
+		// Cargo through rustup finds its toolchains from the real home;
+		// no script fetches a crate.
+		"RUSTUP_HOME":       orDefault(os.Getenv("RUSTUP_HOME"), filepath.Join(realHome, ".rustup")),
+		"CARGO_HOME":        orDefault(os.Getenv("CARGO_HOME"), filepath.Join(realHome, ".cargo")),
+		"CARGO_NET_OFFLINE": "true",
 	} {
 		e.Setenv(k, v)
 	}
 	return nil
 }
 
-// condition adds [rocm]: Debian's ROCm toolchain is installed. Under CI it
-// is always true, so a script that needs ROCm fails there instead of
-// skipping; only a developer machine may skip it.
+// condition adds [rocm] (Debian's ROCm toolchain is installed) and [cargo].
+// Under CI both are always true, so a script that needs the tool fails there
+// instead of skipping; only a developer machine may skip it.
 func condition(cond string) (bool, error) {
-	if cond == "rocm" {
+	switch cond {
+	case "rocm":
 		return haveROCm() || os.Getenv("CI") != "", nil
+	case "cargo":
+		_, err := exec.LookPath("cargo")
+		return err == nil || os.Getenv("CI") != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func haveROCm() bool {

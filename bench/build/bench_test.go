@@ -30,6 +30,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/job"
 	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/toolchain"
 )
 
 // archs are fixed so the measure does not depend on the machine's GPU.
@@ -129,9 +130,9 @@ func runIn(ctx context.Context, dir string, env []string, name string, args ...s
 }
 
 // BenchmarkNoopROCm runs, in each iteration and in this order, the Mage
-// binary's build:rocm, job.Build in-process and ninja -C <build>, each a
-// no-op, and reports each one's ms/op, the ratios mage/ninja and
-// inproc/ninja, and job.Build's phases (Summary.Phases) of the in-process
+// binary's build:rocm, job.Build in-process, toolchain.LocateROCm and
+// ninja -C <build>, each a no-op, and reports each one's ms/op, the ratios
+// mage/ninja, inproc/ninja and locate/inproc, and job.Build's phases (Summary.Phases) of the in-process
 // runs, to show where a no-op's time goes.
 func BenchmarkNoopROCm(b *testing.B) {
 	prepare(b)
@@ -174,6 +175,12 @@ func BenchmarkNoopROCm(b *testing.B) {
 			}
 			return err
 		}},
+		// Not a build: the part of job.Prepare that starts programs
+		// (hipcc --version, hipconfig), to attribute the prepare phase.
+		{"locate-rocm", func() error {
+			_, err := toolchain.LocateROCm(env)
+			return err
+		}},
 		{"ninja", func() error {
 			out, err := runIn(ctx, "", nil, "ninja", "-C", setup.ninjad)
 			if err == nil && !strings.Contains(out, "no work to do") {
@@ -201,6 +208,7 @@ func BenchmarkNoopROCm(b *testing.B) {
 	}
 	b.ReportMetric(ms["mage"]/ms["ninja"], "mage/ninja")
 	b.ReportMetric(ms["inproc"]/ms["ninja"], "inproc/ninja")
+	b.ReportMetric(ms["locate-rocm"]/ms["inproc"], "locate/inproc")
 	for name, d := range phases {
 		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "inproc-"+strings.ReplaceAll(name, " ", "-")+"-ms/op")
 	}

@@ -180,17 +180,24 @@ func (m *materializer) result() *Manifest {
 	if kept != len(m.old.Entries) {
 		m.dirty.Store(true)
 	}
-	if kept == len(m.old.Entries) && len(m.extra) == 0 {
+	extra := 0
+	for _, x := range m.extra {
+		extra += len(x)
+	}
+	if kept == len(m.old.Entries) && extra == 0 {
 		out.Entries = m.old.Entries
 		return out
 	}
-	out.Entries = make([]Entry, 0, kept+len(m.extra))
+	out.Entries = make([]Entry, 0, kept+extra)
 	for i := range m.old.Entries {
 		if m.seen[i] {
 			out.Entries = append(out.Entries, m.old.Entries[i])
 		}
 	}
-	out.Entries = append(out.Entries, m.extra...)
+	for i, x := range m.extra {
+		out.Entries = append(out.Entries, x...)
+		m.extra[i] = nil // let the collector take each part as soon as it is copied
+	}
 	slices.SortFunc(out.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) })
 	return out
 }

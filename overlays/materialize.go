@@ -90,7 +90,7 @@ type materializer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex // guards stats, extra and err
 	stats Stats
-	extra []Entry // tree files the old manifest did not list
+	extra [][]Entry // tree files the old manifest did not list, per directory (no big regrowing slice)
 	err   error
 	dirty atomic.Bool // the manifest must be rewritten
 	bufs  sync.Pool
@@ -281,7 +281,9 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
-	m.extra = append(m.extra, c.extra...)
+	if len(c.extra) > 0 {
+		m.extra = append(m.extra, c.extra)
+	}
 	m.mu.Unlock()
 	if c.written+c.restored+c.removed+len(c.extra) > 0 {
 		m.dirty.Store(true)

@@ -9,25 +9,24 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/mlxbuild/mlxbuild/launcher"
 )
 
-// BenchmarkCheckoutB times checkout B's whole build of the example's ROCm
-// tree (configure and build, empty build directory and local cache) side by
-// side: "none" without a launcher; "redis-warm" through ccache with a Redis
-// that checkout A filled; "redis-cold" through ccache with an empty Redis
-// (what turning the cache on costs the first machine). Report the ratios of
-// ns/op to "none".
+// BenchmarkCheckoutB times checkout B's whole job.Build of the example's
+// ROCm backend (what `mage build:rocm` does in a fresh checkout: tree,
+// configure and build, with an empty cache) side by side: "none" with
+// MLXBUILD_LAUNCHER=none; "redis-warm" through the project's ccache with a
+// Redis that checkout A filled; "redis-cold" through ccache with an empty
+// Redis (what turning the cache on costs the first machine). Report the
+// ratios of ns/op to "none".
 //
 //	go test -run '^$' -bench CheckoutB -benchtime 3x ./launcher
 func BenchmarkCheckoutB(b *testing.B) {
-	rocm := needROCm(b)
+	needROCm(b)
 	ctx := context.Background()
 	r := startRedis(b)
-	cfg := &launcher.Config{Tool: "ccache", Remote: r.URL}
+	withRedis := remote(r.URL)
 	work := b.TempDir()
-	build(b, ctx, rocm, newCheckout(b, filepath.Join(work, "a")), cfg, nil)
+	newCheckout(b, filepath.Join(work, "a")).build(b, ctx, withRedis, nil)
 	n := 0
 	fresh := func() checkout {
 		n++
@@ -38,7 +37,7 @@ func BenchmarkCheckoutB(b *testing.B) {
 			b.StopTimer()
 			co := fresh()
 			b.StartTimer()
-			build(b, ctx, rocm, co, nil, nil)
+			co.build(b, ctx, remote(""), nil)
 		}
 	})
 	b.Run("redis-warm", func(b *testing.B) {
@@ -47,8 +46,8 @@ func BenchmarkCheckoutB(b *testing.B) {
 			b.StopTimer()
 			co := fresh()
 			b.StartTimer()
-			st, _ := build(b, ctx, rocm, co, cfg, nil)
-			rate += st.RemoteRate()
+			sum, _ := co.build(b, ctx, withRedis, nil)
+			rate += launcherStats(b, "checkout B", sum).RemoteRate()
 		}
 		b.ReportMetric(100*rate/float64(b.N), "%remote")
 	})
@@ -58,8 +57,8 @@ func BenchmarkCheckoutB(b *testing.B) {
 			co := fresh()
 			flushAll(b, r.Port)
 			b.StartTimer()
-			st, _ := build(b, ctx, rocm, co, cfg, nil)
-			if st.Hits != 0 {
+			sum, _ := co.build(b, ctx, withRedis, nil)
+			if st := launcherStats(b, "checkout B", sum); st.Hits != 0 {
 				b.Fatalf("cold build hit: %+v", st)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,8 +114,21 @@ func (m *materializer) file(rel, name string, origin Origin, src string, srcDir 
 			}
 		}
 		if tsum == sum {
-			c.unchanged++
-			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: tr.mtime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
+			mtime := tr.mtime
+			if old != nil && old.SrcMTime != s.mtime && s.mtime > tr.mtime && s.kind != KindLink {
+				// The source was touched, its content unchanged: pass the
+				// touch on so Ninja rebuilds what depends on the file.
+				ts := time.Unix(0, s.mtime)
+				if err := os.Chtimes(dst, ts, ts); err != nil {
+					return fmt.Errorf("overlays: passing a touch of %s on to %s: %w; make the tree writable", src, dst, err)
+				}
+				mtime = s.mtime
+				c.touched++
+				c.changed = append(c.changed, rel)
+			} else {
+				c.unchanged++
+			}
+			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: mtime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
 				SrcSize: s.size, SrcMTime: s.mtime, SrcIno: s.ino}, c)
 			return nil
 		}

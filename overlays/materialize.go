@@ -16,11 +16,14 @@ import (
 // Stats counts what Materialize did to the tree. Written counts files that
 // were created or rewritten, Restored files that went back from an overlay
 // version to the pristine one, Removed entries that neither side has any
-// more, Unchanged files left as they were (same inode, same mtime). Changed
-// lists the paths written, restored or removed, sorted.
+// more, Unchanged files left as they were (same inode, same mtime). Touched
+// counts files whose source was touched without a change of content: their
+// tree copy gets the source's newer mtime, so Ninja recompiles what depends
+// on them (a bare touch rebuilding nothing was a pain of the CMake glue).
+// Changed lists the paths written, restored, removed or touched, sorted.
 type Stats struct {
-	Written, Restored, Removed, Unchanged int
-	Changed                               []string
+	Written, Restored, Removed, Unchanged, Touched int
+	Changed                                        []string
 }
 
 // Workers is how many directories Materialize works on at once. The work is
@@ -280,12 +283,13 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 	m.stats.Restored += c.restored
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
+	m.stats.Touched += c.touched
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	if len(c.extra) > 0 {
 		m.extra = append(m.extra, c.extra)
 	}
 	m.mu.Unlock()
-	if c.written+c.restored+c.removed+len(c.extra) > 0 {
+	if c.written+c.restored+c.removed+c.touched+len(c.extra) > 0 {
 		m.dirty.Store(true)
 	}
 	return nil
@@ -293,9 +297,9 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
 type dirCounts struct {
-	written, restored, removed, unchanged int
-	changed                               []string
-	extra                                 []Entry
+	written, restored, removed, unchanged, touched int
+	changed                                        []string
+	extra                                          []Entry
 }
 
 func minName(lists ...[]os.DirEntry) string {

@@ -95,11 +95,21 @@ func inspectROCm(root string, env func(string) string) (*ROCm, error) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	hipccOut := r.toolOutput(ctx, "hipcc", "--version")
-	if err := r.readVersion(ctx, hipccOut); err != nil {
+	// hipcc --version costs about half a second (on Debian it starts
+	// rocm_agent_enumerator, a Python program), and every build locates
+	// the toolchain: ask it only when the files do not tell.
+	var hipccOut *string
+	hipcc := func() string {
+		if hipccOut == nil {
+			out := r.toolOutput(ctx, "hipcc", "--version")
+			hipccOut = &out
+		}
+		return *hipccOut
+	}
+	if err := r.readVersion(ctx, hipcc); err != nil {
 		return nil, err
 	}
-	if err := r.findHIPCompiler(ctx, hipccOut, env); err != nil {
+	if err := r.findHIPCompiler(ctx, hipcc, env); err != nil {
 		return nil, err
 	}
 	if err := r.findDeviceLibs(); err != nil {
@@ -122,9 +132,13 @@ func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) stri
 	return string(res.Stdout) + string(res.Stderr)
 }
 
+// hipVersionRe reads include/hip/hip_version.h's version macros.
+var hipVersionRe = regexp.MustCompile(`(?m)^#define HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)`)
+
 // readVersion takes the version from .info/version (AMD's packages), else
-// hipconfig --version, else hipcc --version (Debian's packages).
-func (r *ROCm) readVersion(ctx context.Context, hipccOut string) error {
+// include/hip/hip_version.h, else hipconfig --version, else hipcc --version
+// (Debian's packages).
+func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
 	if b, err := os.ReadFile(filepath.Join(r.Root, ".info", "version")); err == nil {
 		v, perr := parseVersion(string(b))
 		if perr != nil {
@@ -133,13 +147,25 @@ func (r *ROCm) readVersion(ctx context.Context, hipccOut string) error {
 		r.Version, r.VersionFrom = v, ".info/version"
 		return nil
 	}
+	if b, err := os.ReadFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
+		parts := map[string]string{}
+		for _, m := range hipVersionRe.FindAllStringSubmatch(string(b), -1) {
+			parts[m[1]] = m[2]
+		}
+		if len(parts) == 3 {
+			if v, err := parseVersion(parts["MAJOR"] + "." + parts["MINOR"] + "." + parts["PATCH"]); err == nil {
+				r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
+				return nil
+			}
+		}
+	}
 	if out := r.toolOutput(ctx, "hipconfig", "--version"); out != "" {
 		if v, err := parseVersion(out); err == nil {
 			r.Version, r.VersionFrom = v, "hipconfig --version"
 			return nil
 		}
 	}
-	if m := regexp.MustCompile(`HIP version:\s*(\S+)`).FindStringSubmatch(hipccOut); m != nil {
+	if m := regexp.MustCompile(`HIP version:\s*(\S+)`).FindStringSubmatch(hipcc()); m != nil {
 		if v, err := parseVersion(m[1]); err == nil {
 			r.Version, r.VersionFrom = v, "hipcc --version"
 			return nil
@@ -155,7 +181,7 @@ var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
 
 // findHIPCompiler picks the clang++ that CMake uses for HIP: AMD's bundled
 // LLVM when there is one, else the clang hipcc uses (Debian: clang++-15).
-func (r *ROCm) findHIPCompiler(ctx context.Context, hipccOut string, env func(string) string) error {
+func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := env("HIP_CLANG_PATH"); p != "" {
 		cands = append(cands, filepath.Join(p, "clang++"))
@@ -167,8 +193,23 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipccOut string, env func(st
 	if out := strings.TrimSpace(r.toolOutput(ctx, "hipconfig", "--hipclangpath")); out != "" && !strings.Contains(out, "\n") {
 		dirs = append([]string{out}, dirs...)
 	}
+	// The bundled LLVM needs no version: take it without asking hipcc.
+	for _, c := range cands {
+		if isExecutable(c) {
+			r.HIPCompiler = c
+			return nil
+		}
+	}
+	// One versioned clang++ in the directory hipconfig names is the one
+	// hipcc uses; with several, hipcc says which.
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, "clang++-[0-9]*")); len(m) == 1 && isExecutable(m[0]) {
+			r.HIPCompiler = m[0]
+			return nil
+		}
+	}
 	major := ""
-	if m := clangMajorRe.FindStringSubmatch(hipccOut); m != nil {
+	if m := clangMajorRe.FindStringSubmatch(hipcc()); m != nil {
 		major = m[1]
 	}
 	for _, d := range dirs {

@@ -34,6 +34,9 @@ type LinkInputs struct {
 	// nil skips the existence check of system libraries.
 	SystemDirs []string
 	RerunPaths []string // overlay, project file, spec files
+	// SkipStatic checks only the shared and system libraries, before the
+	// build has produced the archives.
+	SkipStatic bool
 }
 
 // LinkPlan is what a consumer needs to link the backend and run without
@@ -80,7 +83,7 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 	}
 	var missing []string
 	for _, lib := range s.Link.Static {
-		if !onOS(lib.OS, in.GOOS) {
+		if !onOS(lib.OS, in.GOOS) || in.SkipStatic {
 			continue
 		}
 		path, err := findArchive(in.BuildDir, lib.Name)

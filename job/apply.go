@@ -42,8 +42,8 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	if err != nil {
 		return overlays.Stats{}, err
 	}
-	fmt.Fprintf(o.Stdout, "%s tree %s: %d written, %d restored, %d removed, %d unchanged\n",
-		backend, p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Unchanged)
+	fmt.Fprintf(o.Stdout, "%s tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged\n",
+		backend, p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	return stats, nil
 }
 

@@ -100,7 +100,7 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		return nil, err
 	}
 	sum.Materialize = stats
-	pr.Step("tree %s: %d written, %d restored, %d removed, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Unchanged)
+	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
 	// The compiler launcher (ccache/sccache) is kept out of the stamp:
@@ -123,8 +123,10 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	t = time.Now()
 	needConfigure := configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja"))
 	if launcher.MarkerChanged(p.Layout.Build, ldefs) {
+		if !needConfigure {
+			sum.Why = append(sum.Why, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
+		}
 		needConfigure = true
-		sum.Why = append(sum.Why, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
 	}
 	if needConfigure {
 		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
@@ -155,6 +157,12 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		sum.Reconfigured = true
 	}
 	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
+
+	// Shared and system libraries do not depend on the build: check them
+	// now, so a missing one is named before minutes of compiling.
+	if _, err := p.planLink(true); err != nil {
+		return nil, err
+	}
 
 	t = time.Now()
 	jobs, err := p.jobs()
@@ -242,7 +250,11 @@ func (p *Prepared) jobs() (int, error) {
 	return cmakebuild.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB), nil
 }
 
-func (p *Prepared) linkPlan() (*backends.LinkPlan, error) {
+func (p *Prepared) linkPlan() (*backends.LinkPlan, error) { return p.planLink(false) }
+
+// planLink makes the link plan; skipStatic leaves out the archives the
+// build has not produced yet.
+func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 	var targets []string
 	if p.Arch != nil {
 		targets = p.Arch.Targets
@@ -257,5 +269,6 @@ func (p *Prepared) linkPlan() (*backends.LinkPlan, error) {
 	return backends.PlanLink(p.Spec, backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
+		SkipStatic: skipStatic,
 	})
 }

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +31,13 @@ func writeLinkPlan(dir string, p *backends.LinkPlan) error {
 	return nil
 }
 
+// writeAtomic replaces path with data unless it already holds exactly
+// that: a build script that watches cargo.txt must not rerun (and relink
+// the consumer) after a no-op build.
 func writeAtomic(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -73,7 +80,7 @@ func systemLibDirs() []string {
 }
 
 func printSummary(pr *ui.Printer, s *Summary) {
-	if len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && s.Materialize.Written+s.Materialize.Restored+s.Materialize.Removed == 0 {
+	if len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && s.Materialize.Written+s.Materialize.Restored+s.Materialize.Removed+s.Materialize.Touched == 0 {
 		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", s.Backend)
 	} else {
 		pr.Done("%s built", s.Backend)
@@ -85,7 +92,7 @@ func printSummary(pr *ui.Printer, s *Summary) {
 		pr.Info("architectures: %s (from %s)", s.Arch, s.ArchSource)
 	}
 	m := s.Materialize
-	pr.Info("tree: %d files written, %d restored, %d removed, %d unchanged", m.Written, m.Restored, m.Removed, m.Unchanged)
+	pr.Info("tree: %d files written, %d restored, %d removed, %d touched, %d unchanged", m.Written, m.Restored, m.Removed, m.Touched, m.Unchanged)
 	if s.Reconfigured {
 		pr.Info("cmake: reconfigured")
 	} else {

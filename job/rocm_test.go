@@ -107,7 +107,13 @@ func TestBuildROCm(t *testing.T) {
 
 	t.Run("no-op", func(t *testing.T) {
 		configured := mtimes(t, layout.build, "build.ninja", "CMakeCache.txt")
+		outputs := mtimes(t, layout.out, "cargo.txt", "ldflags.txt", "link.json")
 		sum := mustBuild(t)
+		// cargo.txt is a rerun-if-changed input of the consumer's build.rs:
+		// a no-op must leave the link plan's files alone.
+		if c := changed(outputs, mtimes(t, layout.out, "cargo.txt", "ldflags.txt", "link.json")); len(c) != 0 {
+			t.Errorf("a no-op rewrote the link plan's %v", c)
+		}
 		m := sum.Materialize
 		if sum.Steps != 0 || sum.Reconfigured || len(sum.Why) != 0 || m.Written+m.Restored+m.Removed != 0 {
 			t.Errorf("no-op build: %+v", sum)
@@ -192,22 +198,22 @@ func TestBuildROCm(t *testing.T) {
 		}
 	})
 
-	t.Run("a bare touch of an overlay file", func(t *testing.T) {
-		// Materialize compares content, not mtimes: the tree's copy keeps
-		// its mtime, so Ninja sees nothing. Whatever the policy, no other
-		// object may be rebuilt.
+	t.Run("a bare touch of an overlay file recompiles only its object", func(t *testing.T) {
+		// The content is the same, so the tree file is not rewritten, but it
+		// takes the newer mtime so Ninja rebuilds its object and nothing else.
 		objects := mtimes(t, layout.build, ".o", ".a")
 		later := time.Now().Add(2 * time.Second)
 		if err := os.Chtimes(filepath.Join(p.Rocm, hipFile), later, later); err != nil {
 			t.Fatal(err)
 		}
 		sum := mustBuild(t)
+		m := sum.Materialize
+		if m.Written != 0 || m.Touched != 1 || !slices.Equal(m.Changed, []string{hipFile}) {
+			t.Errorf("materialize %+v, want only %s touched", m, hipFile)
+		}
 		got := changed(objects, mtimes(t, layout.build, ".o", ".a"))
-		t.Logf("after touching %s: materialize %+v, %d steps, changed %v", hipFile, sum.Materialize, sum.Steps, got)
-		for _, c := range got {
-			if c != hipObject && c != hipArchive {
-				t.Errorf("touching %s rebuilt %s", hipFile, c)
-			}
+		if want := []string{hipArchive, hipObject}; !slices.Equal(got, want) || sum.Steps != len(want) || sum.Reconfigured {
+			t.Errorf("%d steps changed %v (reconfigured %v), want %v", sum.Steps, got, sum.Reconfigured, want)
 		}
 	})
 
@@ -216,15 +222,30 @@ func TestBuildROCm(t *testing.T) {
 		if err := os.Rename(lib, lib+".away"); err != nil {
 			t.Fatal(err)
 		}
-		defer os.Rename(lib+".away", lib)
 		ldflags := mtimes(t, layout.out, "ldflags.txt")
-		_, _, err := build(t)
+		// A source edit makes work for Ninja; the missing library must stop
+		// the build before it, so the object stays as it was.
+		objects := mtimes(t, layout.build, ".o", ".a")
+		src := filepath.Join(p.Rocm, hipFile)
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, src, string(data)+"// edited again\n")
+		// Put the library and the source back and rebuild, so the subtests
+		// after this one start from a good build.
+		defer func() {
+			os.Rename(lib+".away", lib)
+			writeFile(t, src, string(data))
+			mustBuild(t)
+		}()
+		_, _, err = build(t)
 		var missing *backends.MissingLibraryError
 		if !errors.As(err, &missing) {
 			t.Fatalf("want a MissingLibraryError, got %v", err)
 		}
 		t.Logf("the error:\n%v", err)
-		for _, want := range []string{"librocblas.so: not in ", stubs, "install rocblas (ROCm's repository)", "ROCM_PATH"} {
+		for _, want := range []string{"librocblas.so: not in ", stubs, "install rocblas from ROCm's repository", "ROCM_PATH"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error lacks %q:\n%v", want, err)
 			}
@@ -234,6 +255,9 @@ func TestBuildROCm(t *testing.T) {
 		}
 		if c := changed(ldflags, mtimes(t, layout.out, "ldflags.txt")); len(c) != 0 {
 			t.Errorf("a failed plan rewrote %v", c)
+		}
+		if c := changed(objects, mtimes(t, layout.build, ".o", ".a")); len(c) != 0 {
+			t.Errorf("the build compiled %v before naming the missing library", c)
 		}
 	})
 

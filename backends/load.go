@@ -9,24 +9,16 @@ import (
 
 // ParseSpec strictly decodes and validates a complete spec. file names it
 // in messages.
-func ParseSpec(file string, data []byte) (*Spec, error) {
-	var ps problems
-	s := &Spec{}
-	at := decodeFile(file, data, s, &ps, false)
-	validateSpec(s, at, Pos{File: file, Line: 1, Col: 1}, &ps)
-	if err := ps.err(); err != nil {
-		return nil, err
-	}
-	s.Source = file
-	stampOrigins(s, file)
-	return s, nil
-}
+func ParseSpec(file string, data []byte) (*Spec, error) { return parseSpec(file, data, false) }
 
-// parseOverride decodes a partial spec that extends another.
-func parseOverride(file string, data []byte) (*Spec, error) {
+// parseOverride decodes a partial spec that extends another: required keys
+// may be left out.
+func parseOverride(file string, data []byte) (*Spec, error) { return parseSpec(file, data, true) }
+
+func parseSpec(file string, data []byte, partial bool) (*Spec, error) {
 	var ps problems
 	s := &Spec{}
-	at := decodeFile(file, data, s, &ps, true)
+	at := decodeFile(file, data, s, &ps, partial)
 	validateSpec(s, at, Pos{File: file, Line: 1, Col: 1}, &ps)
 	if err := ps.err(); err != nil {
 		return nil, err

@@ -42,11 +42,6 @@ func TestSharedRedisCache(t *testing.T) {
 	stampFile := filepath.Join(coA.BackendDir(), "stamp.json")
 	stampBefore := readBytes(t, stampFile)
 	t.Logf("checkout A without a launcher: why %q", plain.Why)
-	{ // TEMP
-		var out bytes.Buffer
-		err := job.Plan(ctx, job.Options{Dir: coA.Root, Env: coA.env(withRedis), Stdout: &out, Stderr: &out}, "plan:rocm", "rocm")
-		t.Logf("TEMP plan: %v\n%s", err, out.String())
-	}
 
 	a, ranA := coA.build(t, ctx, withRedis, nil)
 	st := launcherStats(t, "checkout A with the launcher switched on", a)

@@ -67,7 +67,7 @@ func TestSharedRedisCache(t *testing.T) {
 	coB := newCheckout(t, filepath.Join(work, "elsewhere", "b"))
 	b, _ := coB.build(t, ctx, withRedis, nil)
 	stB := launcherStats(t, "checkout B", b)
-	t.Logf("checkout B: %s (%.0f%% from Redis)", stB, 100*stB.RemoteRate())
+	t.Logf("checkout B: %s (%.0f%% from Redis); phases %v", stB, 100*stB.RemoteRate(), b.Phases)
 	if stB.Compiles() != st.Compiles() {
 		t.Errorf("B made %d cacheable compiles, A %d: the same tree must compile the same files", stB.Compiles(), st.Compiles())
 	}

@@ -134,3 +134,7 @@ func (o Options) findTool(name, dir string) (string, bool) {
 	}
 	return "", false
 }
+
+// ExitStatus is 2: a variable that does not parse is bad configuration, so
+// every target that resolves architectures exits as arch:rocm does.
+func (e *InvalidEnvError) ExitStatus() int { return 2 }

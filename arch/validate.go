@@ -92,3 +92,6 @@ func Split(s string) []string {
 		return r == ';' || r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
 	})
 }
+
+// ExitStatus is 2: a malformed target name is bad configuration.
+func (e *InvalidError) ExitStatus() int { return 2 }

@@ -160,6 +160,12 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 	if a := s.Architectures; a != nil {
 		p.RerunEnv = union(p.RerunEnv, []string{a.Env})
 	}
+	// Empty lists, not null, in link.json: consumers iterate without checks.
+	for _, l := range []*[]string{&p.Static, &p.SearchDirs, &p.Dynamic, &p.System, &p.RunPaths, &p.RerunPaths, &p.RerunEnv} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
 	return p, nil
 }
 

@@ -106,4 +106,7 @@ func TestLinkPlanLegacyRpath(t *testing.T) {
 	if _, ok := p.Env["MLXBUILD_GPU_ARCHITECTURES"]; ok {
 		t.Error("cpu plan embeds GPU architectures")
 	}
+	if strings.Contains(string(p.JSON()), "null") {
+		t.Errorf("link.json has null lists:\n%s", p.JSON())
+	}
 }

@@ -71,7 +71,7 @@ func LoadSpecFile(path string) (*Spec, error) {
 
 func unknownBackend(name string) error {
 	if s := suggest(name, Names); s != "" {
-		return Usagef("unknown backend %q; did you mean %q? (backends: cpu, rocm, cuda, metal)", name, s)
+		return Usagef("unknown backend %q; did you mean %q? Request one of cpu, rocm, cuda, metal", name, s)
 	}
-	return Usagef("unknown backend %q (backends: cpu, rocm, cuda, metal)", name)
+	return Usagef("unknown backend %q: mlxbuild builds cpu, rocm, cuda and metal; request one of those", name)
 }

@@ -2,8 +2,10 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/backends"
@@ -76,6 +78,9 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	for _, d := range p.Spec.Rpath.Dirs {
 		dirs = append(dirs, backends.Expand(d, p.Toolchain))
 	}
+	if len(dirs) == 0 {
+		dirs = []string{"(none beyond the link search directories)"}
+	}
 	fmt.Fprintf(w, "run path:  %s %s\n", mode, strings.Join(dirs, ":"))
 	fmt.Fprintf(w, "triggers:  env %s", strings.Join(p.Spec.Triggers.Env, ", "))
 	if len(p.Spec.Triggers.Paths) > 0 {
@@ -84,6 +89,11 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	fmt.Fprintln(w)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning:   %s\n", warn)
+	}
+	// The libraries that do not depend on the build can be checked now:
+	// a build would stop on them before compiling.
+	if _, err := p.planLink(true); err != nil {
+		fmt.Fprintf(w, "warning:   a build would stop before compiling: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n           "))
 	}
 	return p.explain(w)
 }
@@ -98,23 +108,55 @@ func (p *Prepared) explain(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	changes := cache.Diff(old, cur)
-	if len(changes) == 0 {
+	var reasons []string
+	for _, c := range cache.Diff(old, cur) {
+		reasons = append(reasons, c.String())
+	}
+	launcherChanged, err := p.launcherChanged()
+	if err != nil {
+		return err
+	}
+	if launcherChanged && len(reasons) == 0 {
+		reasons = append(reasons, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
+	}
+	if len(reasons) == 0 {
 		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
 		return nil
 	}
 	what := "build (Ninja decides which files)"
-	if configureChanged(old, cur) {
+	if configureChanged(old, cur) || launcherChanged {
 		what = "configure and build"
 	}
 	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
 		what = "purge the old pin's tree and build directory, then configure and build"
 	}
 	fmt.Fprintf(w, "would redo: %s, because:\n", what)
-	for _, c := range changes {
-		fmt.Fprintf(w, "  - %s\n", c)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  - %s\n", r)
 	}
 	return nil
+}
+
+// launcherChanged reports whether the compiler launcher settings differ
+// from those the build directory was configured with. Setup computes the
+// settings without writing anything.
+func (p *Prepared) launcherChanged() (bool, error) {
+	if !exists(filepath.Join(p.Layout.Build, "build.ninja")) {
+		return false, nil
+	}
+	lc, err := launcher.FromEnv(p.Config.Project.Launcher, p.Opts.Env)
+	if err != nil {
+		return false, err
+	}
+	ldefs, _, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	if errors.Is(err, launcher.ErrNotInstalled) {
+		lc = nil
+		ldefs, _, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	}
+	if err != nil {
+		return false, err
+	}
+	return launcher.MarkerChanged(p.Layout.Build, ldefs), nil
 }
 
 func onOS(list []string, goos string) bool {

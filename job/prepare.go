@@ -129,7 +129,7 @@ func (p *Prepared) checkConstraints() error {
 		tools = append(tools, tool)
 	}
 	sort.Strings(tools)
-	var problems []string
+	var problems, missing []string
 	for _, tool := range tools {
 		c, _ := version.NewConstraint(p.Spec.Constraints[tool])
 		var v *version.Version
@@ -142,7 +142,7 @@ func (p *Prepared) checkConstraints() error {
 		default:
 			_, tv, err := toolchain.Tool(tool)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v; install it (`go run mage.go setup` lists the packages)", tool, err))
+				missing = append(missing, fmt.Sprintf("%s: %v", tool, err))
 				continue
 			}
 			v = tv
@@ -154,6 +154,9 @@ func (p *Prepared) checkConstraints() error {
 		if !c.Check(v) {
 			problems = append(problems, fmt.Sprintf("%s %s does not satisfy %q (from %s); install a newer %s", tool, v, p.Spec.Constraints[tool], p.Spec.Source, tool))
 		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the %s build needs tools this machine lacks:\n  %s\n(on Debian and Ubuntu, `go run mage.go setup` installs them; `doctor` lists every gap)", p.Backend, strings.Join(missing, "\n  "))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))

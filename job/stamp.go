@@ -29,13 +29,24 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 			s.Inputs["toolchain.version"] = p.Toolchain.Version.String()
 		}
 	}
+	// The architecture variable and the CMake variables that receive the
+	// list are the "architectures" input already: one change, one reason.
+	derived := map[string]bool{}
+	if a := p.Spec.Architectures; a != nil {
+		derived["env:"+a.Env] = true
+		for _, v := range a.CMake {
+			derived["define:"+v] = true
+		}
+	}
 	for _, e := range p.Spec.Triggers.Env {
-		if v, ok := lookupEnv(p.Opts.Env, e); ok {
+		if v, ok := lookupEnv(p.Opts.Env, e); ok && !derived["env:"+e] {
 			s.Inputs["env:"+e] = v
 		}
 	}
 	for k, v := range p.Defines {
-		s.Inputs["define:"+k] = v
+		if !derived["define:"+k] {
+			s.Inputs["define:"+k] = v
+		}
 	}
 	if ov := p.Config.Overlay(p.Backend); ov != "" {
 		files, err := overlays.OverlayFiles(ov, p.Spec.Records)

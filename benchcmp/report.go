@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
 // ReportEnv is the variable that asks for a machine-readable report.
@@ -40,29 +40,16 @@ func WriteJSON(path string, r *Report) error {
 		return fmt.Errorf("encoding the comparison report: %w", err)
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	// A report is for everyone to read: 0644, not CreateTemp's 0600.
+	err = atomicfile.Write(path, data, 0o644)
+	switch {
+	case err == nil:
+		return nil
+	case atomicfile.IsCreate(err):
 		return fmt.Errorf("writing the comparison report %s: %w; check that its directory exists and is writable", path, err)
+	default:
+		return fmt.Errorf("writing the comparison report %s: %w; check free space and permissions", path, err)
 	}
-	// CreateTemp makes the file private; a report is for everyone to read.
-	werr := tmp.Chmod(0o644)
-	if werr == nil {
-		_, werr = tmp.Write(data)
-	}
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the comparison report %s: %w; check free space and permissions", path, werr)
-	}
-	return nil
 }
 
 // Run is bench:compare: it loads both files, compares them, writes the table

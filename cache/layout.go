@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
 // Layout is where one backend's files live under the cache root. A rocm and a
@@ -86,27 +88,13 @@ func checkBackend(b string) error {
 // directory, synced, then renamed, so a reader sees the old or the new file,
 // never a torn one.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
+	err := atomicfile.Options{Perm: 0o644, TempPattern: ".tmp-" + filepath.Base(path) + "-*"}.Write(path, data)
+	switch {
+	case err == nil:
+		return nil
+	case atomicfile.IsCreate(err):
 		return fmt.Errorf("cache: writing %s: %w; check that its directory exists and is writable", path, err)
+	default:
+		return fmt.Errorf("cache: writing %s: %w; check free space and permissions", path, err)
 	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("cache: writing %s: %w; check free space and permissions", path, werr)
-	}
-	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
 // Origin says where a tree file comes from.
@@ -270,13 +272,22 @@ func unquotePath(p string) string {
 }
 
 // write replaces the manifest at path atomically: a temporary file in the
-// same directory, synced, then renamed.
+// same directory (named with tmpPrefix, which Materialize knows), synced,
+// then renamed.
 func (m *Manifest) write(path string) error {
-	f, err := os.CreateTemp(dirOf(path), ".mlxbuild-tmp-manifest-*")
-	if err != nil {
+	err := atomicfile.Options{Perm: 0o644, TempPattern: tmpPrefix + "manifest-*"}.WriteFunc(path, m.encode)
+	switch {
+	case err == nil:
+		return nil
+	case atomicfile.IsCreate(err):
 		return fmt.Errorf("overlays: writing manifest %s: %w; make its directory writable", path, err)
+	default:
+		return fmt.Errorf("overlays: writing manifest %s: %w; check free space and permissions", path, err)
 	}
-	tmp := f.Name()
+}
+
+// encode writes the manifest in its text format to f.
+func (m *Manifest) encode(f io.Writer) error {
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(manifestHeader)
 	fmt.Fprintf(w, "\n# entries %d\n", len(m.Entries))
@@ -301,24 +312,7 @@ func (m *Manifest) write(path string) error {
 		b = append(b, '\n')
 		w.Write(b)
 	}
-	werr := w.Flush()
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("overlays: writing manifest %s: %w; check free space and permissions", path, werr)
-	}
-	return nil
+	return w.Flush()
 }
 
 func dirOf(path string) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
 // writeAtomic writes data to path through a temporary file in the same
@@ -13,23 +15,15 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing report %s: %w; check that the directory can be created", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
+	// No fsync: a report guards against a reader seeing half of it, and a
+	// CI run that lost power is run again anyway.
+	err := atomicfile.Options{Perm: 0o644, NoSync: true, TempPattern: "." + filepath.Base(path) + ".*"}.Write(path, data)
+	switch {
+	case err == nil:
+		return nil
+	case atomicfile.IsCreate(err):
 		return fmt.Errorf("writing report %s: %w; check that the directory is writable", path, err)
+	default:
+		return fmt.Errorf("writing report %s: %w; check free space and permissions", path, err)
 	}
-	_, werr := tmp.Write(data)
-	if err := tmp.Close(); werr == nil {
-		werr = err
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing report %s: %w; check free space and permissions", path, werr)
-	}
-	return nil
 }

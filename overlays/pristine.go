@@ -9,10 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 )
 
 // Source says where MLX comes from: a git repository (URL, local path or
@@ -217,39 +216,8 @@ func makeCheckout(ctx context.Context, mirror, checkout, pin string) error {
 	return nil
 }
 
-// gitTimeout bounds one git command that has no deadline of its own, so an
-// unreachable server cannot hang a build forever.
-const gitTimeout = 15 * time.Minute
-
 // git runs git in dir (a work tree, or a bare repository) with a clean
-// environment and returns its trimmed standard output.
+// environment (see gitrun) and returns its trimmed standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, gitTimeout)
-		defer cancel()
-	}
-	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Args: args, Dir: dir, Env: gitEnv()})
-	return strings.TrimSpace(string(res.Stdout)), err
-}
-
-// gitEnv is the environment without GIT_* variables (a GIT_DIR or
-// GIT_WORK_TREE exported by a hook or an outer git would point every command
-// at the wrong repository), with prompts off and a fixed identity.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env,
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_ASKPASS=",
-		"SSH_ASKPASS=",
-		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
-		"GIT_AUTHOR_NAME=mlxbuild", "GIT_AUTHOR_EMAIL=mlxbuild@localhost",
-		"GIT_COMMITTER_NAME=mlxbuild", "GIT_COMMITTER_EMAIL=mlxbuild@localhost",
-		"LC_ALL=C",
-	)
+	return gitrun.Runner{}.Output(ctx, dir, args...)
 }

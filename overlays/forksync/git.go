@@ -9,54 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/proc"
 )
 
-// gitTimeout bounds one git command without a deadline of its own, so an
-// unreachable server cannot hang a sync forever.
-const gitTimeout = 15 * time.Minute
+// gitr runs forksync's git commands (see gitrun). Unlike the pristine
+// source's, they also ignore the system's git configuration.
+var gitr = gitrun.Runner{Extra: []string{"GIT_CONFIG_NOSYSTEM=1"}}
 
 // git runs git in dir (a work tree or a bare repository; "" for the current
 // directory) and returns its trimmed standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := gitRaw(ctx, dir, args...)
-	return strings.TrimSpace(string(res.Stdout)), err
+	return gitr.Output(ctx, dir, args...)
 }
 
-// gitRaw is git with the untrimmed result, for binary output and for exit
-// codes that are answers (git merge-file).
+// gitRaw is git with the untrimmed result, for binary output.
 func gitRaw(ctx context.Context, dir string, args ...string) (proc.Result, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, gitTimeout)
-		defer cancel()
-	}
-	return proc.Run(ctx, proc.Cmd{Path: "git", Args: args, Dir: dir, Env: gitEnv()})
-}
-
-// gitEnv is the environment without GIT_* variables (a GIT_DIR or
-// GIT_WORK_TREE exported by a hook or an outer git would point every command
-// at the wrong repository), with prompts off and a fixed identity.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env,
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_ASKPASS=",
-		"SSH_ASKPASS=",
-		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=mlxbuild", "GIT_AUTHOR_EMAIL=mlxbuild@localhost",
-		"GIT_COMMITTER_NAME=mlxbuild", "GIT_COMMITTER_EMAIL=mlxbuild@localhost",
-		"LC_ALL=C",
-	)
+	return gitr.Run(ctx, dir, args...)
 }
 
 // isURL reports whether s is a URL (scheme://... or scp-like user@host:path)

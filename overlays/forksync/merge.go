@@ -49,7 +49,7 @@ func (m *merger) merge3(ctx context.Context, ours, base, theirs []byte, l labels
 			os.Remove(p)
 		}
 	}()
-	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Env: gitEnv(), Args: []string{
+	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Env: gitr.Env(), Args: []string{
 		"merge-file", "-p", "--diff3",
 		"-L", l.ours, "-L", l.base, "-L", l.theirs,
 		paths[0], paths[1], paths[2]}})

@@ -64,7 +64,7 @@ func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Fil
 	for _, e := range entries {
 		in.WriteString(e.id + "\n")
 	}
-	res, err = proc.Run(ctx, proc.Cmd{Path: "git", Args: []string{"cat-file", "--batch"}, Dir: r.Dir, Env: gitEnv(), Stdin: strings.NewReader(in.String())})
+	res, err = proc.Run(ctx, proc.Cmd{Path: "git", Args: []string{"cat-file", "--batch"}, Dir: r.Dir, Env: gitr.Env(), Stdin: strings.NewReader(in.String())})
 	if err != nil {
 		return nil, fmt.Errorf("forksync: reading files at %s in %s: %w", short(commit), r.URL, err)
 	}

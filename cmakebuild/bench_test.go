@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // BenchmarkNoopBuild compares a no-op Build (Ninja with the status parser,
@@ -13,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench NoopBuild -count 5 ./cmakebuild
 func BenchmarkNoopBuild(b *testing.B) {
-	needTools(b, "cmake", "ninja", "c++")
+	testutil.NeedTools(b, "cmake", "ninja", "c++")
 	ctx := context.Background()
 	src, _ := filepath.Abs(filepath.Join(exampleDir, "mlx"))
 	build := filepath.Join(b.TempDir(), "build")

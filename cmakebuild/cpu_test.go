@@ -9,13 +9,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // TestBuildCPU configures and builds the pristine example as is (no overlay)
 // for the CPU, links the C++ consumer against it and runs it, and checks that
 // a second build is a Ninja no-op and that the pristine source stayed as it was.
 func TestBuildCPU(t *testing.T) {
-	needTools(t, "cmake", "ninja", "c++")
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	ctx := context.Background()
 	src, _ := filepath.Abs(filepath.Join(exampleDir, "mlx"))
 	before := treeHash(t, src)
@@ -71,8 +73,8 @@ func TestBuildCPU(t *testing.T) {
 	}
 
 	exe := filepath.Join(t.TempDir(), "consumer")
-	run(t, nil, "c++", "-std=c++17", "-I", src, filepath.Join(exampleDir, "..", "cxx-consumer", "main.cpp"), "-L", build, "-lmlx", "-o", exe)
-	out := run(t, envWithout("LD_LIBRARY_PATH"), exe)
+	testutil.RunOK(t, nil, "", "c++", "-std=c++17", "-I", src, filepath.Join(exampleDir, "..", "cxx-consumer", "main.cpp"), "-L", build, "-lmlx", "-o", exe)
+	out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", exe)
 	if !strings.Contains(out, "backend=cpu archs=\n") || !strings.Contains(out, "mlx_sum = 110") {
 		t.Errorf("consumer output:\n%s", out)
 	}
@@ -85,7 +87,7 @@ func TestBuildCPU(t *testing.T) {
 // MLX_BUILD_ROCM=ON: without the overlay the example's CMakeLists refuses,
 // and the error must carry CMake's file:line and message.
 func TestConfigureErrorNamesFileAndLine(t *testing.T) {
-	needTools(t, "cmake", "ninja")
+	testutil.NeedTools(t, "cmake", "ninja")
 	src, _ := filepath.Abs(filepath.Join(exampleDir, "mlx"))
 	err := Configure(context.Background(), ConfigureOptions{
 		Source:  src,

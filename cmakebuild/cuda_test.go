@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/toolchain"
 )
 
@@ -23,7 +24,7 @@ func TestBuildCUDA(t *testing.T) {
 	if err != nil {
 		t.Skipf("not run: %v", err)
 	}
-	needTools(t, "cmake", "ninja", "c++")
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	archs := os.Getenv("MLX_CUDA_ARCHITECTURES")
 	if archs == "" {
 		archs = "native"
@@ -32,8 +33,8 @@ func TestBuildCUDA(t *testing.T) {
 	ctx := context.Background()
 	work := t.TempDir()
 	tree := filepath.Join(work, "tree")
-	copyTree(t, filepath.Join(exampleDir, "mlx"), tree)
-	copyTree(t, filepath.Join(exampleDir, "patches-cuda", "mlx"), filepath.Join(tree, "mlx"))
+	testutil.CopyTree(t, filepath.Join(exampleDir, "mlx"), tree)
+	testutil.CopyTree(t, filepath.Join(exampleDir, "patches-cuda", "mlx"), filepath.Join(tree, "mlx"))
 	build := filepath.Join(work, "build")
 	var cfgLog bytes.Buffer
 	err = Configure(ctx, ConfigureOptions{Source: tree, Build: build, Log: &cfgLog, Defines: map[string]string{
@@ -55,7 +56,7 @@ func TestBuildCUDA(t *testing.T) {
 	}
 	kernels := filepath.Join(build, "libmlx_cuda_kernels.a")
 	if cuobjdump := filepath.Join(cuda.BinDir, "cuobjdump"); isExec(cuobjdump) {
-		out := run(t, nil, cuobjdump, "--list-elf", kernels)
+		out := testutil.RunOK(t, nil, "", cuobjdump, "--list-elf", kernels)
 		t.Logf("cuobjdump --list-elf %s:\n%s", kernels, out)
 		if !strings.Contains(out, "sm_") {
 			t.Errorf("no sm_ code object in %s", kernels)
@@ -68,15 +69,15 @@ func TestBuildCUDA(t *testing.T) {
 	}
 
 	exe := filepath.Join(work, "consumer")
-	run(t, nil, "c++", "-std=c++17", "-DMLX_CONSUMER_CUDA", "-I", tree,
+	testutil.RunOK(t, nil, "", "c++", "-std=c++17", "-DMLX_CONSUMER_CUDA", "-I", tree,
 		filepath.Join(exampleDir, "..", "cxx-consumer", "main.cpp"),
 		"-L", build, "-lmlx", "-lmlx_cuda_kernels", "-L", cuda.LibDir, "-lcudart", "-Wl,-rpath,"+cuda.LibDir, "-o", exe)
-	t.Logf("readelf -d consumer:\n%s", run(t, nil, "readelf", "-d", exe))
+	t.Logf("readelf -d consumer:\n%s", testutil.RunOK(t, nil, "", "readelf", "-d", exe))
 	if out, err := exec.Command("nvidia-smi", "-L").CombinedOutput(); err != nil || !strings.Contains(string(out), "GPU ") {
 		t.Logf("the consumer is not run: nvidia-smi finds no GPU (%v)", err)
 	} else {
 		cmd := exec.Command(exe)
-		cmd.Env = envWithout("LD_LIBRARY_PATH")
+		cmd.Env = testutil.EnvWithout("LD_LIBRARY_PATH")
 		out, err := cmd.CombinedOutput()
 		t.Logf("consumer (LD_LIBRARY_PATH unset):\n%s", out)
 		if err != nil || !strings.Contains(string(out), "matches the CPU") {

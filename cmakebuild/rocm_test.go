@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/toolchain"
 )
 
@@ -24,7 +25,7 @@ var rocmArchs = []string{"gfx1030", "gfx90a"}
 // touching one .hip rebuilds only its object and the archives; a no-op does
 // nothing; a compile error comes back as file:line with the log's path.
 func TestBuildROCm(t *testing.T) {
-	needTools(t, "cmake", "ninja", "hipcc", "c++", "objcopy", "readelf")
+	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "c++", "objcopy", "readelf")
 	ctx := context.Background()
 	rocm, err := toolchain.LocateROCm(os.Getenv)
 	if err != nil {
@@ -40,8 +41,8 @@ func TestBuildROCm(t *testing.T) {
 	// overlays package does this for real; records stay behind).
 	work := t.TempDir()
 	tree := filepath.Join(work, "tree")
-	copyTree(t, filepath.Join(exampleDir, "mlx"), tree)
-	copyTree(t, filepath.Join(exampleDir, "patches-rocm", "mlx"), filepath.Join(tree, "mlx"))
+	testutil.CopyTree(t, filepath.Join(exampleDir, "mlx"), tree)
+	testutil.CopyTree(t, filepath.Join(exampleDir, "patches-rocm", "mlx"), filepath.Join(tree, "mlx"))
 
 	defs, env, err := rocm.CMakeSetup(filepath.Join(work, "scratch"))
 	if err != nil {
@@ -105,11 +106,11 @@ func TestBuildROCm(t *testing.T) {
 
 	t.Run("consumer loads with LD_LIBRARY_PATH unset", func(t *testing.T) {
 		exe := filepath.Join(work, "consumer")
-		run(t, nil, "c++", "-std=c++17", "-D__HIP_PLATFORM_AMD__", "-DMLX_CONSUMER_ROCM", "-I", tree,
+		testutil.RunOK(t, nil, "", "c++", "-std=c++17", "-D__HIP_PLATFORM_AMD__", "-DMLX_CONSUMER_ROCM", "-I", tree,
 			filepath.Join(exampleDir, "..", "cxx-consumer", "main.cpp"),
 			"-L", build, "-lmlx", "-lmlx_rocm_kernels", "-L", rocm.LibDir, "-lamdhip64", "-Wl,-rpath,"+rocm.LibDir, "-o", exe)
 		cmd := exec.Command(exe)
-		cmd.Env = envWithout("LD_LIBRARY_PATH")
+		cmd.Env = testutil.EnvWithout("LD_LIBRARY_PATH")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("consumer: %v\n%s", err, out)
@@ -117,7 +118,7 @@ func TestBuildROCm(t *testing.T) {
 		if !strings.Contains(string(out), "backend=rocm archs=gfx1030,gfx90a") {
 			t.Errorf("consumer output:\n%s", out)
 		}
-		dyn := run(t, nil, "readelf", "-d", exe)
+		dyn := testutil.RunOK(t, nil, "", "readelf", "-d", exe)
 		if !strings.Contains(dyn, "Shared library: [libamdhip64.so") || !strings.Contains(dyn, "Library runpath: ["+rocm.LibDir+"]") {
 			t.Errorf("readelf -d:\n%s", dyn)
 		}
@@ -205,6 +206,6 @@ func bundleTargets(t *testing.T, obj string) string {
 		t.Fatal("clang-offload-bundler not found (Debian: apt-get install clang-15)")
 	}
 	fatbin := filepath.Join(t.TempDir(), "fatbin")
-	run(t, nil, "objcopy", "--dump-section", ".hip_fatbin="+fatbin, obj)
-	return run(t, nil, bundler, "--list", "--type=o", "--input="+fatbin)
+	testutil.RunOK(t, nil, "", "objcopy", "--dump-section", ".hip_fatbin="+fatbin, obj)
+	return testutil.RunOK(t, nil, "", bundler, "--list", "--type=o", "--input="+fatbin)
 }

@@ -6,19 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/gpurun"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
-	"github.com/mlxbuild/mlxbuild/proc"
 	"github.com/mlxbuild/mlxbuild/toolchain"
 )
 
@@ -39,7 +37,7 @@ func TestCUDAEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("nvidia-smi -L (%s):\n%s", gpus.Tool, strings.Join(gpus.Lines, "\n"))
-	needTools(t, "cmake", "ninja", "c++", "readelf")
+	testutil.NeedTools(t, "cmake", "ninja", "c++", "readelf")
 	cuda, err := toolchain.LocateCUDA(os.Getenv)
 	if err != nil {
 		needToolkit(t, err)
@@ -88,7 +86,7 @@ func TestCUDAEndToEnd(t *testing.T) {
 	kernels := plan.Static[i]
 
 	t.Run("cuobjdump shows the architectures", func(t *testing.T) {
-		out := runOK(t, nil, cuobjdump, "--list-elf", kernels)
+		out := testutil.RunOK(t, nil, "", cuobjdump, "--list-elf", kernels)
 		t.Logf("cuobjdump --list-elf %s:\n%s", kernels, out)
 		for _, a := range strings.Split(want, ";") {
 			if !strings.Contains(out, ".sm_"+a+".cubin") {
@@ -112,9 +110,9 @@ func TestCUDAEndToEnd(t *testing.T) {
 			filepath.Join(repo, "examples", "cxx-consumer", "main.cpp")}
 		args = append(append(args, ldflags...), "-o", exe)
 		t.Logf("c++ %s", strings.Join(args, " "))
-		runOK(t, nil, "c++", args...)
+		testutil.RunOK(t, nil, "", "c++", args...)
 
-		out := runOK(t, envWithout("LD_LIBRARY_PATH"), exe)
+		out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", exe)
 		t.Logf("consumer (LD_LIBRARY_PATH unset):\n%s", out)
 		wants := []string{"backend=cuda archs=" + strings.ReplaceAll(want, ";", ","), "matches the CPU"}
 		if os.Getenv("CUDA_VISIBLE_DEVICES") == "" {
@@ -126,12 +124,12 @@ func TestCUDAEndToEnd(t *testing.T) {
 				t.Errorf("consumer output lacks %q", w)
 			}
 		}
-		dyn := runOK(t, nil, "readelf", "-d", exe)
+		dyn := testutil.RunOK(t, nil, "", "readelf", "-d", exe)
 		t.Logf("readelf -d consumer:\n%s", dyn)
 		if !strings.Contains(dyn, "Shared library: [libcudart.so") {
 			t.Errorf("readelf -d: no NEEDED libcudart")
 		}
-		runpath := field(dyn, "Library runpath: [")
+		runpath := testutil.Field(dyn, "Library runpath: [")
 		if strings.Contains(dyn, "Library rpath:") || !slices.Equal(strings.Split(runpath, ":"), plan.RunPaths) {
 			t.Errorf("RUNPATH %q, want the plan's run paths %v and no RPATH", runpath, plan.RunPaths)
 		}
@@ -151,7 +149,7 @@ func TestCUDAEndToEnd(t *testing.T) {
 // what the resolver must give, worked out here on its own.
 func wantArchs(t *testing.T, smi string) string {
 	t.Helper()
-	out := runOK(t, nil, smi, "--query-gpu=compute_cap", "--format=csv,noheader")
+	out := testutil.RunOK(t, nil, "", smi, "--query-gpu=compute_cap", "--format=csv,noheader")
 	var nums []int
 	for _, row := range strings.Fields(out) {
 		major, minor, ok := strings.Cut(row, ".")
@@ -176,66 +174,11 @@ func wantArchs(t *testing.T, smi string) string {
 	return strings.Join(archs, ";")
 }
 
-// needTools skips on a developer machine that lacks one of names, and fails
-// in CI, where .ci/run installs everything.
-func needTools(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") == "" {
-				t.Skipf("%s is not installed (go run mage.go setup installs it); CI fails here", n)
-			}
-			t.Fatalf("%s is not installed: CI must install it", n)
-		}
-	}
-}
-
-// needToolkit is needTools for a machine with a GPU but no CUDA toolkit.
+// needToolkit is testutil.NeedTools for a machine with a GPU but no CUDA toolkit.
 func needToolkit(t *testing.T, err error) {
 	t.Helper()
 	if os.Getenv("CI") == "" {
 		t.Skipf("this machine has an NVIDIA GPU but no CUDA toolkit: %v", err)
 	}
 	t.Fatal(err)
-}
-
-// runOK runs a program with explicit arguments (no shell) and returns its
-// stdout and stderr together, failing the test when it fails. env nil means
-// this process's environment.
-func runOK(t *testing.T, env []string, name string, args ...string) string {
-	t.Helper()
-	var both bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	_, err := proc.Run(ctx, proc.Cmd{Path: name, Args: args, Env: env, Stdout: &both, Stderr: &both})
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, both.String())
-	}
-	return both.String()
-}
-
-// envWithout returns this process's environment minus the named variables.
-func envWithout(names ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(names, name) {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// field returns what follows prefix on its line in s, up to the closing
-// bracket, or "".
-func field(s, prefix string) string {
-	i := strings.Index(s, prefix)
-	if i < 0 {
-		return ""
-	}
-	rest := s[i+len(prefix):]
-	if j := strings.IndexByte(rest, ']'); j >= 0 {
-		return rest[:j]
-	}
-	return ""
 }

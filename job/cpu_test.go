@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
 )
 
@@ -17,7 +18,7 @@ import (
 // tree, not in compile_commands.json, not in the compile log. A C++
 // consumer linked with the plan's ldflags.txt runs.
 func TestBuildCPU(t *testing.T) {
-	needTools(t, "cmake", "ninja", "c++")
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	p := newProject(t, "")
 	var stdout, stderr bytes.Buffer
 	sum, err := job.Build(context.Background(), job.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stderr}, "build:cpu", "cpu")
@@ -76,8 +77,8 @@ func TestBuildCPU(t *testing.T) {
 	args := []string{"-std=c++17", "-I", filepath.Join(p.Cache, "cpu", "tree"),
 		filepath.Join(examplesDir, "cxx-consumer", "main.cpp")}
 	args = append(append(args, linkArgs(t, filepath.Join(sum.Out, "ldflags.txt"))...), "-o", exe)
-	runOK(t, nil, "", "c++", args...)
-	if out := runOK(t, envWithout("LD_LIBRARY_PATH"), "", exe); !strings.Contains(out, "backend=cpu") || !strings.Contains(out, "mlx_sum = 110") {
+	testutil.RunOK(t, nil, "", "c++", args...)
+	if out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", exe); !strings.Contains(out, "backend=cpu") || !strings.Contains(out, "mlx_sum = 110") {
 		t.Errorf("consumer output:\n%s", out)
 	}
 }

@@ -1,19 +1,15 @@
 package job_test
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // examplesDir is the repository's examples folder, relative to this package.
@@ -22,20 +18,6 @@ const examplesDir = "../examples"
 // examplePin is the commit the example stands for (the repository's own
 // mlxbuild.yaml declares the same).
 const examplePin = "81ba1c6a52d8b1e49e0e0a0de8c1a3c2e4c2b0a1"
-
-// needTools skips on a developer machine that lacks one of names, and fails
-// in CI, where .ci/run installs everything.
-func needTools(t testing.TB, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") == "" {
-				t.Skipf("%s is not installed (go run mage.go setup installs it); CI fails here", n)
-			}
-			t.Fatalf("%s is not installed: CI must install it", n)
-		}
-	}
-}
 
 // project is a throw-away project that uses mlxbuild: a copy of the example
 // (pristine source and overlays, so a test may edit them), its own project
@@ -61,8 +43,8 @@ func newProject(t testing.TB, rocmSpec string) *project {
 		Rocm:  filepath.Join(root, "app", "patches-rocm"),
 		Cache: filepath.Join(root, "cache"),
 	}
-	copyTree(t, filepath.Join(examplesDir, "minimlx", "mlx"), p.Mlx)
-	copyTree(t, filepath.Join(examplesDir, "minimlx", "patches-rocm"), p.Rocm)
+	testutil.CopyTree(t, filepath.Join(examplesDir, "minimlx", "mlx"), p.Mlx)
+	testutil.CopyTree(t, filepath.Join(examplesDir, "minimlx", "patches-rocm"), p.Rocm)
 	yaml := "source:\n  dir: third_party/mlx\n  pin: " + examplePin + "\n" +
 		"backends:\n  rocm:\n    overlay: patches-rocm\n"
 	if rocmSpec != "" {
@@ -86,75 +68,6 @@ func writeFile(t testing.TB, path, data string) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// copyTree copies the regular files of src into dst, keeping relative paths.
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, in); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// runOK runs a program with explicit arguments (no shell) and returns its
-// stdout and stderr together, failing the test when it fails. env nil means
-// this process's environment.
-func runOK(t testing.TB, env []string, dir, name string, args ...string) string {
-	t.Helper()
-	out, err := runCmd(env, dir, name, args...)
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-func runCmd(env []string, dir, name string, args ...string) (string, error) {
-	var both bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	_, err := proc.Run(ctx, proc.Cmd{Path: name, Args: args, Dir: dir, Env: env, Stdout: &both, Stderr: &both})
-	return both.String(), err
-}
-
-// envWithout returns this process's environment minus the named variables.
-func envWithout(names ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
 
 // mtimes maps every file under dir whose name ends in one of suffixes to

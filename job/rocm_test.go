@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
 )
 
@@ -34,7 +35,7 @@ const (
 // with gcc in a fake prefix that the project's spec override adds to
 // link.search; hipFFT is removed.
 func TestBuildROCm(t *testing.T) {
-	needTools(t, "cmake", "ninja", "hipcc", "c++", "gcc", "readelf")
+	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "c++", "gcc", "readelf")
 	ctx := context.Background()
 	fake := filepath.Join(t.TempDir(), "fakerocm")
 	stubs := buildStubs(t, fake)
@@ -139,21 +140,21 @@ func TestBuildROCm(t *testing.T) {
 			"-I", filepath.Join(p.Cache, "rocm", "tree"),
 			filepath.Join(examplesDir, "cxx-consumer", "main.cpp"), filepath.Join("testdata", "stubcall.cpp")}
 		args = append(append(args, linkArgs(t, filepath.Join(layout.out, "ldflags.txt"))...), "-o", exe)
-		runOK(t, nil, "", "c++", args...)
+		testutil.RunOK(t, nil, "", "c++", args...)
 
-		out := runOK(t, envWithout("LD_LIBRARY_PATH"), "", exe)
+		out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", exe)
 		for _, want := range []string{"backend=rocm archs=gfx1030,gfx90a", "stubs: rocblas_create_handle=0 hipblasLtCreate=0", "rocm: "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("consumer output lacks %q:\n%s", want, out)
 			}
 		}
-		dyn := runOK(t, nil, "", "readelf", "-d", exe)
+		dyn := testutil.RunOK(t, nil, "", "readelf", "-d", exe)
 		for _, want := range []string{"Shared library: [libamdhip64.so", "Shared library: [librocblas.so.4]", "Shared library: [libhipblaslt.so.0]"} {
 			if !strings.Contains(dyn, want) {
 				t.Errorf("readelf -d lacks NEEDED %q:\n%s", want, dyn)
 			}
 		}
-		runpath := field(dyn, "Library runpath: [")
+		runpath := testutil.Field(dyn, "Library runpath: [")
 		if runpath == "" || strings.Contains(dyn, "Library rpath:") {
 			t.Errorf("want DT_RUNPATH and no DT_RPATH:\n%s", dyn)
 		}
@@ -164,11 +165,11 @@ func TestBuildROCm(t *testing.T) {
 	})
 
 	t.Run("Cargo consumer", func(t *testing.T) {
-		needTools(t, "cargo")
+		testutil.NeedTools(t, "cargo")
 		manifest, _ := filepath.Abs(filepath.Join(examplesDir, "cargo-consumer", "Cargo.toml"))
-		env := append(envWithout("LD_LIBRARY_PATH", "MLXBUILD_CARGO_TXT", "CARGO_TARGET_DIR"),
+		env := append(testutil.EnvWithout("LD_LIBRARY_PATH", "MLXBUILD_CARGO_TXT", "CARGO_TARGET_DIR"),
 			"MLXBUILD_CARGO_TXT="+filepath.Join(layout.out, "cargo.txt"), "CARGO_TARGET_DIR="+t.TempDir())
-		out := runOK(t, env, "", "cargo", "run", "--offline", "--quiet", "--manifest-path", manifest)
+		out := testutil.RunOK(t, env, "", "cargo", "run", "--offline", "--quiet", "--manifest-path", manifest)
 		for _, want := range []string{"backend=rocm library archs=gfx1030,gfx90a", "mlx_sum = 110", "embedded architectures: gfx1030;gfx90a\n", "embedded mlx pin: " + examplePin} {
 			if !strings.Contains(out, want) {
 				t.Errorf("cargo run output lacks %q:\n%s", want, out)
@@ -297,24 +298,10 @@ func buildStubs(t *testing.T, prefix string) string {
 	}
 	for _, s := range []struct{ name, soname string }{{"rocblas", "librocblas.so.4"}, {"hipblaslt", "libhipblaslt.so.0"}} {
 		src, _ := filepath.Abs(filepath.Join("testdata", "stubs", s.name+".c"))
-		runOK(t, nil, "", "gcc", "-shared", "-fPIC", "-Wl,-soname,"+s.soname, "-o", filepath.Join(lib, s.soname), src)
+		testutil.RunOK(t, nil, "", "gcc", "-shared", "-fPIC", "-Wl,-soname,"+s.soname, "-o", filepath.Join(lib, s.soname), src)
 		if err := os.Symlink(s.soname, filepath.Join(lib, "lib"+s.name+".so")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return lib
-}
-
-// field returns what follows prefix on its line of s, up to the closing
-// bracket: readelf -d's value for a tag.
-func field(s, prefix string) string {
-	i := strings.Index(s, prefix)
-	if i < 0 {
-		return ""
-	}
-	rest := s[i+len(prefix):]
-	if j := strings.IndexByte(rest, ']'); j >= 0 {
-		return rest[:j]
-	}
-	return ""
 }

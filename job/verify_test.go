@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
 	"github.com/mlxbuild/mlxbuild/verify"
 )
@@ -19,7 +20,7 @@ import (
 // pass, except a declared scope the project leaves out, which must say so.
 // The JUnit report a CI system reads must agree.
 func TestVerifyBundledExample(t *testing.T) {
-	needTools(t, "cmake", "ninja", "hipcc", "c++", "readelf")
+	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "c++", "readelf")
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/launcher"
 	"github.com/mlxbuild/mlxbuild/proc"
 )
@@ -17,7 +18,7 @@ import (
 // environment the second checkout hits; without its base directory it
 // misses, which is why Setup sets it.
 func TestBaseDirSharesBetweenCheckouts(t *testing.T) {
-	needTools(t, "ccache", "c++")
+	testutil.NeedTools(t, "ccache", "c++")
 	ctx := context.Background()
 	cfg := &launcher.Config{Tool: "ccache"}
 	for _, c := range []struct {

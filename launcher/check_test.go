@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/launcher"
 )
 
@@ -25,7 +26,7 @@ func checkRemote(t *testing.T, cfg *launcher.Config) launcher.Finding {
 }
 
 func TestCheckRedis(t *testing.T) {
-	needTools(t, "ccache")
+	testutil.NeedTools(t, "ccache")
 	r := startRedis(t)
 	f := checkRemote(t, &launcher.Config{Tool: "ccache", Remote: r.URL})
 	if !f.OK || !strings.Contains(f.Detail, "PONG") {
@@ -42,7 +43,7 @@ func TestCheckRedis(t *testing.T) {
 // doctor names the variable to set; with a wrong one it says so without
 // showing it; with the right one it gets PONG.
 func TestCheckRedisPassword(t *testing.T) {
-	needTools(t, "ccache")
+	testutil.NeedTools(t, "ccache")
 	r := startRedis(t, "--requirepass", "opensesame")
 	f := checkRemote(t, &launcher.Config{Tool: "ccache", Remote: r.URL})
 	if f.OK || !strings.Contains(f.Detail, "MLXBUILD_LAUNCHER_PASSWORD") {
@@ -65,7 +66,7 @@ func TestCheckRedisPassword(t *testing.T) {
 }
 
 func TestCheckHTTP(t *testing.T) {
-	needTools(t, "ccache")
+	testutil.NeedTools(t, "ccache")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "ci" || p != "tok" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -86,7 +87,7 @@ func TestCheckHTTP(t *testing.T) {
 }
 
 func TestCheckFileStore(t *testing.T) {
-	needTools(t, "ccache")
+	testutil.NeedTools(t, "ccache")
 	if f := checkRemote(t, &launcher.Config{Tool: "ccache", Remote: "file://" + t.TempDir()}); !f.OK {
 		t.Errorf("writable dir: %s", f)
 	}
@@ -110,7 +111,7 @@ func TestCheckNotInstalled(t *testing.T) {
 // live Redis. Debian's 0.4.0-pre.6 is built without Redis: doctor must say
 // so plainly; an sccache with Redis must pass.
 func TestCheckSccacheStore(t *testing.T) {
-	needTools(t, "sccache")
+	testutil.NeedTools(t, "sccache")
 	r := startRedis(t)
 	fs := (&launcher.Config{Tool: "sccache", Remote: r.URL}).Check(context.Background())
 	if len(fs) != 3 || !fs[1].OK {

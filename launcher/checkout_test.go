@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
 	"github.com/mlxbuild/mlxbuild/toolchain"
 )
@@ -50,8 +51,8 @@ func newCheckout(t testing.TB, root string) checkout {
 	t.Helper()
 	co := checkout{Root: root, Cache: filepath.Join(root, "target", "mlxbuild")}
 	ex := filepath.Join(root, "examples", "minimlx")
-	copyTree(t, filepath.Join(exampleDir, "mlx"), filepath.Join(ex, "mlx"))
-	copyTree(t, filepath.Join(exampleDir, "patches-rocm"), filepath.Join(ex, "patches-rocm"))
+	testutil.CopyTree(t, filepath.Join(exampleDir, "mlx"), filepath.Join(ex, "mlx"))
+	testutil.CopyTree(t, filepath.Join(exampleDir, "patches-rocm"), filepath.Join(ex, "patches-rocm"))
 	copyFile(t, filepath.Join(exampleDir, "rocm.yaml"), filepath.Join(ex, "rocm.yaml"))
 	if err := os.WriteFile(filepath.Join(root, "mlxbuild.yaml"), []byte(projectFile), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func (co checkout) BackendDir() string { return filepath.Join(co.Cache, "rocm") 
 // tools and ccache are here and the toolchain can compile hipArch.
 func needROCm(t testing.TB) {
 	t.Helper()
-	needTools(t, "cmake", "ninja", "c++", "hipcc", "ccache")
+	testutil.NeedTools(t, "cmake", "ninja", "c++", "hipcc", "ccache")
 	rocm, err := toolchain.LocateROCm(os.Getenv)
 	if err == nil {
 		err = rocm.SupportsArch(hipArch)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/launcher"
 )
 
@@ -83,7 +84,7 @@ func TestRedact(t *testing.T) {
 }
 
 func TestSetupCcache(t *testing.T) {
-	needTools(t, "ccache")
+	testutil.NeedTools(t, "ccache")
 	cfg := &launcher.Config{Tool: "ccache", Remote: "redis://:pw@127.0.0.1:6379"}
 	defs, env, err := cfg.Setup("/c/rocm", "/c")
 	if err != nil {
@@ -110,7 +111,7 @@ func TestSetupCcache(t *testing.T) {
 }
 
 func TestSetupSccache(t *testing.T) {
-	needTools(t, "sccache")
+	testutil.NeedTools(t, "sccache")
 	cfg := &launcher.Config{Tool: "sccache", Remote: "redis://127.0.0.1:6379"}
 	_, env, err := cfg.Setup("/c/rocm", "/c")
 	if err != nil {

@@ -4,36 +4,18 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/proc"
 )
 
 // exampleDir is the bundled example, relative to this package.
 const exampleDir = "../examples/minimlx"
-
-// needTools skips on a developer machine that lacks one of names, and fails
-// in CI, where .ci/run installs everything.
-func needTools(t testing.TB, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") == "" {
-				t.Skipf("%s is not installed; CI fails here", n)
-			}
-			t.Fatalf("%s is not installed: CI must install it", n)
-		}
-	}
-}
 
 // redis is a redis-server child process on a loopback port.
 type redis struct {
@@ -50,7 +32,7 @@ type redis struct {
 // arguments go to redis-server.
 func startRedis(t testing.TB, extra ...string) *redis {
 	t.Helper()
-	needTools(t, "redis-server")
+	testutil.NeedTools(t, "redis-server")
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		port := freePort(t)
@@ -115,36 +97,4 @@ func waitPong(r *redis, within time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("no PONG on port %d within %s", r.Port, within)
-}
-
-// copyTree copies the regular files of src into dst, keeping relative paths.
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, in); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -120,6 +120,11 @@ func (s *Spec) ActiveDefines(goos string) []Define {
 	return out
 }
 
+// On reports whether the library applies on goos: its os list is empty (every
+// system) or names goos. The link plan and what `plan` prints both ask here,
+// so they cannot disagree.
+func (l Lib) On(goos string) bool { return onOS(l.OS, goos) }
+
 func onOS(list []string, goos string) bool {
 	if len(list) == 0 {
 		return true

@@ -207,3 +207,23 @@ func TestConfigLayers(t *testing.T) {
 		t.Errorf("no project file: %v", err)
 	}
 }
+
+// TestLibOn: an empty os list means every system; otherwise goos must be
+// named exactly.
+func TestLibOn(t *testing.T) {
+	for _, c := range []struct {
+		os   []string
+		goos string
+		want bool
+	}{
+		{nil, "linux", true},
+		{[]string{"linux"}, "linux", true},
+		{[]string{"darwin"}, "linux", false},
+		{[]string{"darwin", "linux"}, "linux", true},
+		{[]string{"Linux"}, "linux", false},
+	} {
+		if got := (Lib{Name: "x", OS: c.os}).On(c.goos); got != c.want {
+			t.Errorf("Lib{OS: %q}.On(%q) = %v, want %v", c.os, c.goos, got, c.want)
+		}
+	}
+}

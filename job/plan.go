@@ -60,7 +60,7 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		libs []backends.Lib
 	}{{"static", p.Spec.Link.Static}, {"dynamic", p.Spec.Link.Dynamic}, {"system", p.Spec.Link.System}, {"framework", p.Spec.Link.Frameworks}} {
 		for _, lib := range l.libs {
-			if !onOS(lib.OS, p.Opts.GOOS) {
+			if !lib.On(p.Opts.GOOS) {
 				continue
 			}
 			extra := ""
@@ -157,18 +157,6 @@ func (p *Prepared) launcherChanged() (bool, error) {
 		return false, err
 	}
 	return launcher.MarkerChanged(p.Layout.Build, ldefs), nil
-}
-
-func onOS(list []string, goos string) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, o := range list {
-		if o == goos {
-			return true
-		}
-	}
-	return false
 }
 
 func orNone(s string) string {

@@ -119,22 +119,7 @@ func sideBySide(b *testing.B, tools []tool) map[string]time.Duration {
 	for _, t := range tools {
 		t.run(b) // warm caches and fault in binaries
 	}
-	sum := make([]time.Duration, len(tools))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j, t := range tools {
-			start := time.Now()
-			t.run(b)
-			sum[j] += time.Since(start)
-		}
-	}
-	b.StopTimer()
-	out := map[string]time.Duration{}
-	for j, t := range tools {
-		out[t.name] = sum[j] / time.Duration(b.N)
-		b.ReportMetric(float64(out[t.name].Microseconds())/1000, t.name+"-ms/op")
-	}
-	return out
+	return coldSideBySide(b, tools, func() {})
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }

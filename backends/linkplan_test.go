@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // fakeROCm makes a toolchain lib dir with empty files standing for the
@@ -15,11 +17,11 @@ import (
 func fakeROCm(t *testing.T, libs ...string) (build string, tc *ToolchainInfo) {
 	root := t.TempDir()
 	for _, l := range libs {
-		writeFile(t, filepath.Join(root, "lib", "lib"+l+".so"), "")
+		testutil.WriteFile(t, filepath.Join(root, "lib", "lib"+l+".so"), "")
 	}
 	build = t.TempDir()
-	writeFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
-	writeFile(t, filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"), "!<arch>\n")
+	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
+	testutil.WriteFile(t, filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"), "!<arch>\n")
 	return build, &ToolchainInfo{Name: "rocm", Env: "ROCM_PATH", Root: root, Bin: filepath.Join(root, "bin"), Lib: filepath.Join(root, "lib"), Version: version.Must(version.NewVersion("5.2.3"))}
 }
 
@@ -69,7 +71,7 @@ func TestLinkPlanROCm(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "libhiprtc.so") {
 		t.Errorf("ROCm 6 without libhiprtc: %v", err)
 	}
-	writeFile(t, filepath.Join(tc.Lib, "libhiprtc.so"), "")
+	testutil.WriteFile(t, filepath.Join(tc.Lib, "libhiprtc.so"), "")
 	if p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err != nil || !contains(p.Dynamic, "hiprtc") {
 		t.Errorf("ROCm 6 with libhiprtc: %v %v", err, p)
 	}
@@ -95,7 +97,7 @@ func TestLinkPlanLegacyRpath(t *testing.T) {
 	s, _ := Builtin("cpu")
 	s.Rpath = Rpath{Mode: "legacy", Dirs: []string{"/opt/x/lib"}}
 	build := t.TempDir()
-	writeFile(t, filepath.Join(build, "libmlx.a"), "")
+	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "")
 	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build})
 	if err != nil {
 		t.Fatal(err)

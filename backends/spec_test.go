@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // TestBuiltinSpecs loads every embedded spec and checks the facts the
@@ -63,24 +65,14 @@ func TestBuiltinSpecs(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestMergeExtend checks each merge rule on a project override.
 func TestMergeExtend(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "mlxbuild.yaml"), `source: { dir: . }
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), `source: { dir: . }
 backends:
   rocm: { overlay: ., spec: rocm-extra.yaml, merge: extend }
 `)
-	writeFile(t, filepath.Join(dir, "rocm-extra.yaml"), `description: local ROCm
+	testutil.WriteFile(t, filepath.Join(dir, "rocm-extra.yaml"), `description: local ROCm
 constraints: { cmake: ">= 3.25" }
 defines:
   - { name: MLX_BUILD_TESTS, value: "ON" }
@@ -145,8 +137,8 @@ triggers: { env: [MY_ENV, ROCM_PATH] }
 // TestMergeReplace uses the project's spec alone.
 func TestMergeReplace(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\nbackends:\n  cpu: { spec: cpu.yaml, merge: replace }\n")
-	writeFile(t, filepath.Join(dir, "cpu.yaml"), "backend: cpu\nplatforms: [linux]\nlink:\n  static: [{ name: mine }]\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\nbackends:\n  cpu: { spec: cpu.yaml, merge: replace }\n")
+	testutil.WriteFile(t, filepath.Join(dir, "cpu.yaml"), "backend: cpu\nplatforms: [linux]\nlink:\n  static: [{ name: mine }]\n")
 	c, err := LoadConfig(dir, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +150,7 @@ func TestMergeReplace(t *testing.T) {
 	if len(s.Link.Static) != 1 || s.Link.Static[0].Name != "mine" || len(s.Defines) != 0 {
 		t.Errorf("replace kept built-in parts: %+v", s)
 	}
-	writeFile(t, filepath.Join(dir, "cpu.yaml"), "backend: rocm\nplatforms: [linux]\n")
+	testutil.WriteFile(t, filepath.Join(dir, "cpu.yaml"), "backend: rocm\nplatforms: [linux]\n")
 	if _, err := c.Spec("cpu"); err == nil || !strings.Contains(err.Error(), `declares backend "rocm"`) {
 		t.Errorf("a replace spec for another backend: %v", err)
 	}
@@ -168,7 +160,7 @@ func TestMergeReplace(t *testing.T) {
 // and jobs, and the walk up to the project file.
 func TestConfigLayers(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\n")
 	sub := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -182,7 +174,7 @@ func TestConfigLayers(t *testing.T) {
 	if c.CacheRoot.Value != filepath.Join(dir, "target", "mlxbuild") || !strings.HasPrefix(c.CacheRoot.Origin, "built-in") {
 		t.Errorf("default cache %+v", c.CacheRoot)
 	}
-	writeFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\ncache: .cache/mlx\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\ncache: .cache/mlx\n")
 	c, _ = LoadConfig(sub, get)
 	if c.CacheRoot.Value != filepath.Join(dir, ".cache", "mlx") || !strings.HasPrefix(c.CacheRoot.Origin, "project ") {
 		t.Errorf("project cache %+v", c.CacheRoot)

@@ -48,26 +48,16 @@ func newProject(t testing.TB, rocmSpec string) *project {
 	yaml := "source:\n  dir: third_party/mlx\n  pin: " + examplePin + "\n" +
 		"backends:\n  rocm:\n    overlay: patches-rocm\n"
 	if rocmSpec != "" {
-		writeFile(t, filepath.Join(p.Dir, "rocm.yaml"), rocmSpec)
+		testutil.WriteFile(t, filepath.Join(p.Dir, "rocm.yaml"), rocmSpec)
 		yaml += "    spec: rocm.yaml\n    merge: extend\n"
 	}
-	writeFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), yaml)
+	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), yaml)
 	t.Setenv("MLXBUILD_CACHE", p.Cache)
 	for _, v := range []string{"MLXBUILD_CONFIG", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM", "CARGO_FEATURE_CUDA", "CARGO_FEATURE_METAL", "CARGO_FEATURE_CPU"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("NO_COLOR", "1")
 	return p
-}
-
-func writeFile(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // mtimes maps every file under dir whose name ends in one of suffixes to

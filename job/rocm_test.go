@@ -184,7 +184,7 @@ func TestBuildROCm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, src, string(data)+"// edited by the job test\n")
+		testutil.WriteFile(t, src, string(data)+"// edited by the job test\n")
 		sum := mustBuild(t)
 		m := sum.Materialize
 		if m.Written != 1 || m.Restored+m.Removed != 0 || !slices.Equal(m.Changed, []string{hipFile}) {
@@ -232,12 +232,12 @@ func TestBuildROCm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, src, string(data)+"// edited again\n")
+		testutil.WriteFile(t, src, string(data)+"// edited again\n")
 		// Put the library and the source back and rebuild, so the subtests
 		// after this one start from a good build.
 		defer func() {
 			os.Rename(lib+".away", lib)
-			writeFile(t, src, string(data))
+			testutil.WriteFile(t, src, string(data))
 			mustBuild(t)
 		}()
 		_, _, err = build(t)

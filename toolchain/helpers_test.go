@@ -2,24 +2,11 @@ package toolchain
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/go-version"
 )
-
-// needTool skips on a developer machine without name, and fails in CI,
-// where .ci/run installs everything.
-func needTool(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("%s is not installed (Debian: see docs/notes/build.md); CI fails here", name)
-		}
-		t.Fatalf("%s is not installed: CI must install it", name)
-	}
-}
 
 // envMap returns an env function over m (unset keys read as "").
 func envMap(m map[string]string) func(string) string {

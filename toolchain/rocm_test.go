@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // TestLocateROCmDebian finds the toolchain of this machine with ROCM_PATH
 // unset: Debian 12's packages under /usr, unless AMD's /opt/rocm is there.
 func TestLocateROCmDebian(t *testing.T) {
-	needTool(t, "hipcc")
+	testutil.NeedTools(t, "hipcc")
 	r, err := LocateROCm(envMap(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +104,7 @@ func TestCMakeSetupOptRocmAddsNothing(t *testing.T) {
 }
 
 func TestCMakeSetupDebian(t *testing.T) {
-	needTool(t, "hipcc")
+	testutil.NeedTools(t, "hipcc")
 	r, err := LocateROCm(envMap(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestCMakeSetupDebian(t *testing.T) {
 // works with Debian's ROCm 5.2; gfx1100 (no device libraries) and gfx942
 // (unknown to clang 15) must fail with an error that says what to do.
 func TestSupportsArch(t *testing.T) {
-	needTool(t, "hipcc")
+	testutil.NeedTools(t, "hipcc")
 	r, err := LocateROCm(envMap(nil))
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,14 @@ package toolchain
 import (
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 func TestTool(t *testing.T) {
 	min := map[string]string{"cmake": "3.21", "ninja": "1.10", "git": "2.20"}
 	for name, least := range min {
-		needTool(t, name)
+		testutil.NeedTools(t, name)
 		path, v, err := Tool(name)
 		if err != nil {
 			t.Fatal(err)

@@ -140,3 +140,16 @@ func TestField(t *testing.T) {
 		t.Errorf("unclosed bracket gave %q", got)
 	}
 }
+
+func TestWriteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "mlxbuild.yaml")
+	WriteFile(t, path, "first\n")
+	WriteFile(t, path, "second\n")
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != "second\n" {
+		t.Fatalf("%s holds %q (%v), want the second content", path, b, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm()&0o644 != 0o644 {
+		t.Errorf("mode %v, want at least 0644", fi.Mode().Perm())
+	}
+}

@@ -41,3 +41,15 @@ func CopyTree(t testing.TB, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// WriteFile creates (or replaces) path with content, mode 0644, making its
+// directories first.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

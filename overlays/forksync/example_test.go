@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/job"
 )
 
@@ -40,9 +41,9 @@ func newExampleHistory(t *testing.T) *exampleHistory {
 	copyTree(t, "../../examples/minimlx/patches-rocm", h.overlay)
 	version := readFile(t, filepath.Join(h.mlx.dir, "mlx/version.cpp"))
 	versionNew := edit(t, version, "namespace mlx::core {\n", "namespace mlx::core {\n\n// version is the library's version string.\n")
-	writeFile(t, filepath.Join(h.overlay, "mlx/version.cpp"), versionNew)
+	testutil.WriteFile(t, filepath.Join(h.overlay, "mlx/version.cpp"), versionNew)
 	up := filepath.Join(h.overlay, "UPSTREAM")
-	writeFile(t, up, string(setUpstream([]byte(readFile(t, up)), [][2]string{{"retargeted_to_mlx_pin", h.pin}})))
+	testutil.WriteFile(t, up, string(setUpstream([]byte(readFile(t, up)), [][2]string{{"retargeted_to_mlx_pin", h.pin}})))
 
 	ops := readFile(t, filepath.Join(h.mlx.dir, "mlx/ops.h"))
 	capi := readFile(t, filepath.Join(h.mlx.dir, "mlx/c_api.cpp"))
@@ -73,7 +74,7 @@ func newExampleHistory(t *testing.T) *exampleHistory {
 	})
 
 	h.project = filepath.Join(root, "proj", "mlxbuild.yaml")
-	writeFile(t, h.project, "source:\n  git: ../mlx\n  pin: "+h.pin+"\ncache: ../cache\nbackends:\n  cpu:\n    overlay: patches\n")
+	testutil.WriteFile(t, h.project, "source:\n  git: ../mlx\n  pin: "+h.pin+"\ncache: ../cache\nbackends:\n  cpu:\n    overlay: patches\n")
 	return h
 }
 

@@ -170,16 +170,6 @@ func clipTest(s string) string {
 	return s
 }
 
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func readFile(t testing.TB, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)

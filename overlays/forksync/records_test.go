@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 func TestRecordsListsItemsWithStatus(t *testing.T) {
 	root := t.TempDir()
 	ov := filepath.Join(root, "patches")
-	writeFile(t, filepath.Join(ov, "UPSTREAM"), "commit: 0123456789abcdef0123456789abcdef01234567\nretargeted_to_mlx_pin: 89abcdef0123456789abcdef0123456789abcdef\n")
-	writeFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n"+
+	testutil.WriteFile(t, filepath.Join(ov, "UPSTREAM"), "commit: 0123456789abcdef0123456789abcdef01234567\nretargeted_to_mlx_pin: 89abcdef0123456789abcdef0123456789abcdef\n")
+	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n"+
 		"1. **Retarget.** `mlx/backend/gpu/available.cpp`\n   Status: retarget-only\n\n"+
 		"2. **Guard.** `mlx/backend/rocm/reduce.hip`\n   Status: to be proposed\n\n"+
 		"3. **Cache key.** `mlx/backend/rocm/device.hip`\n   Status: proposed https://github.com/o/r/pull/12\n\n"+
 		"5. **No status.** `mlx/x.h`\n")
-	writeFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
-	writeFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
+	testutil.WriteFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
+	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
 	cfg, err := backends.LoadConfig(root, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

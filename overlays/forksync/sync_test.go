@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // syncFixture is an MLX repository, a fork of it with a ROCm backend, and an
@@ -51,28 +52,28 @@ func newSyncFixture(t *testing.T) *syncFixture {
 		avail:                    lines("avail", 30, map[int]string{5: "avail fork change 1"}),
 	})
 	// The fork's generator script is executable; the overlay keeps the bit.
-	writeFile(t, filepath.Join(f.fork.dir, rocm, "gen.sh"), "#!/bin/sh\necho gen\n")
+	testutil.WriteFile(t, filepath.Join(f.fork.dir, rocm, "gen.sh"), "#!/bin/sh\necho gen\n")
 	os.Chmod(filepath.Join(f.fork.dir, rocm, "gen.sh"), 0o755)
 	f.c0 = f.fork.commit("generator", nil)
 
 	ov := f.overlay
-	writeFile(t, filepath.Join(ov, rocm, "a.hip"), lines("a", 40, map[int]string{10: "a local fix"}))
-	writeFile(t, filepath.Join(ov, rocm, "b.h"), lines("b", 20, nil))
-	writeFile(t, filepath.Join(ov, rocm, "d.h"), lines("d", 5, nil))
-	writeFile(t, filepath.Join(ov, rocm, "CMakeLists.txt"), "add_library(rocm a.hip)\n")
-	writeFile(t, filepath.Join(ov, rocm, "gen.sh"), "#!/bin/sh\necho gen\n")
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "a.hip"), lines("a", 40, map[int]string{10: "a local fix"}))
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "b.h"), lines("b", 20, nil))
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "d.h"), lines("d", 5, nil))
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "CMakeLists.txt"), "add_library(rocm a.hip)\n")
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "gen.sh"), "#!/bin/sh\necho gen\n")
 	os.Chmod(filepath.Join(ov, rocm, "gen.sh"), 0o755)
-	writeFile(t, filepath.Join(ov, rocm, "local.h"), "// local only\n")
-	writeFile(t, filepath.Join(ov, rocm, "extra", "only-here.h"), "// local only, in a directory of its own\n")
-	writeFile(t, filepath.Join(ov, avail), lines("avail", 30, map[int]string{5: "avail fork change 1", 25: "avail retargeted"}))
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "local.h"), "// local only\n")
+	testutil.WriteFile(t, filepath.Join(ov, rocm, "extra", "only-here.h"), "// local only, in a directory of its own\n")
+	testutil.WriteFile(t, filepath.Join(ov, avail), lines("avail", 30, map[int]string{5: "avail fork change 1", 25: "avail retargeted"}))
 	f.upText = "# where the overlay comes from\nsource: " + f.fork.dir + "\nbranch: rocm-support\ncommit: " + f.c0 +
 		"\nfork_upstream_merge_base: " + f.b0 + "\nretargeted_to_mlx_pin: " + f.b0 + "\nlicense: MIT\n"
-	writeFile(t, filepath.Join(ov, "UPSTREAM"), f.upText)
-	writeFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n1. **Local fix.** `mlx/backend/rocm/a.hip`: line 10.\n   Status: to be proposed\n")
-	writeFile(t, filepath.Join(ov, "README.md"), "the overlay\n")
+	testutil.WriteFile(t, filepath.Join(ov, "UPSTREAM"), f.upText)
+	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n1. **Local fix.** `mlx/backend/rocm/a.hip`: line 10.\n   Status: to be proposed\n")
+	testutil.WriteFile(t, filepath.Join(ov, "README.md"), "the overlay\n")
 
 	f.project = filepath.Join(root, "proj", "mlxbuild.yaml")
-	writeFile(t, f.project, "source:\n  git: ../mlx\n  pin: "+f.b0+"\ncache: ../cache\nbackends:\n  rocm:\n    overlay: patches-rocm\n"+
+	testutil.WriteFile(t, f.project, "source:\n  git: ../mlx\n  pin: "+f.b0+"\ncache: ../cache\nbackends:\n  rocm:\n    overlay: patches-rocm\n"+
 		"    fork:\n      git: ../fork\n      branch: rocm-support\n      dirs: [mlx/backend/rocm]\n      core: [mlx/backend/gpu/available.cpp]\n")
 	f.forkOpts = SyncOptions{CacheRoot: f.cache, Overlay: ov, Fork: backends.Fork{Git: f.fork.dir, Dirs: []string{rocm}, Core: []string{avail}}, Upstream: f.mlx.dir}
 	f.before = snap(t, ov)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 func TestSetUpstreamKeepsEveryOtherByte(t *testing.T) {
@@ -63,7 +65,7 @@ func TestParseDiff(t *testing.T) {
 func TestRecoverSwapRestoresTheOverlay(t *testing.T) {
 	root := t.TempDir()
 	ov := filepath.Join(root, "patches")
-	writeFile(t, filepath.Join(oldDir(ov), "UPSTREAM"), "commit: x\n")
+	testutil.WriteFile(t, filepath.Join(oldDir(ov), "UPSTREAM"), "commit: x\n")
 	if err := recoverSwap(ov); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestRecoverSwapRestoresTheOverlay(t *testing.T) {
 		t.Error("the overlay was not restored")
 	}
 	// A leftover old copy next to a live overlay is removed.
-	writeFile(t, filepath.Join(oldDir(ov), "UPSTREAM"), "commit: old\n")
+	testutil.WriteFile(t, filepath.Join(oldDir(ov), "UPSTREAM"), "commit: old\n")
 	if err := recoverSwap(ov); err != nil {
 		t.Fatal(err)
 	}

@@ -44,12 +44,19 @@ type Phase struct {
 
 // Build runs the whole flow of DESIGN.md for one backend.
 func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
+	sum, _, err := build(ctx, o, target, backend)
+	return sum, err
+}
+
+// build is Build that also returns what it prepared, so verify checks the
+// very build it made without resolving everything again.
+func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()
 	p, err := Prepare(ctx, o, target, backend)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range p.Warnings {
 		pr.Warn("%s", w)
@@ -61,27 +68,27 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
 
 	if err := cache.Prepare(p.Layout); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
 		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+		return nil, nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
 	}
 	defer unlock()
 
 	old, err := cache.ReadStamp(p.Layout.Stamp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cur, err := p.stampInputs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
 		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], cur.Inputs["pin"]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, c := range cache.Diff(old, cur) {
@@ -92,12 +99,12 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	pr.Step("source: %s", p.pinLabel())
 	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	overlay := p.Config.Overlay(p.Backend)
 	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum.Materialize = stats
 	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
@@ -108,7 +115,7 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	// build directory reconfigures CMake when it changes.
 	lc, err := launcher.FromEnv(p.Config.Project.Launcher, o.Env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ldefs, lenv, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
 	if errors.Is(err, launcher.ErrNotInstalled) {
@@ -117,7 +124,7 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 		ldefs, lenv, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	t = time.Now()
@@ -131,28 +138,28 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	if needConfigure {
 		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
 		if err := p.checkArchSupport(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defines, err := p.cmakeSetup()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for k, v := range ldefs {
 			defines[k] = v
 		}
 		log, err := os.Create(p.Layout.Log + ".configure")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		err = cmakebuild.Configure(ctx, cmakebuild.ConfigureOptions{
 			Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
 		})
 		log.Close()
 		if err != nil {
-			return nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+			return nil, nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
 		}
 		if err := launcher.WriteMarker(p.Layout.Build, ldefs); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sum.Reconfigured = true
 	}
@@ -161,13 +168,13 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	// Shared and system libraries do not depend on the build: check them
 	// now, so a missing one is named before minutes of compiling.
 	if _, err := p.planLink(true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	t = time.Now()
 	jobs, err := p.jobs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pr.Step("build with %d jobs", jobs)
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
@@ -187,9 +194,9 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	if err != nil {
 		var be *cmakebuild.BuildError
 		if errors.As(err, &be) {
-			return nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
+			return nil, nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	sum.Steps = res.Steps
 	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
@@ -197,18 +204,18 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 	t = time.Now()
 	plan, err := p.linkPlan()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum.Notes = plan.Notes
 	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cache.WriteStamp(p.Layout.Stamp, cur); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
 	printSummary(pr, sum)
-	return sum, nil
+	return sum, p, nil
 }
 
 // source is the project's source with paths resolved against the project

@@ -73,7 +73,7 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 		return nil
 	}
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
-	sum, err := Build(ctx, o, "verify:"+backend, backend)
+	sum, p, err := build(ctx, o, "verify:"+backend, backend)
 	if err != nil {
 		var coded interface{ ExitStatus() int }
 		if errors.As(err, &coded) && coded.ExitStatus() == 2 {
@@ -84,10 +84,6 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 				return nil, rerr
 			}
 		}
-		return nil, err
-	}
-	p, err := Prepare(ctx, o, "verify:"+backend, backend)
-	if err != nil {
 		return nil, err
 	}
 	checks, err := p.checks(ctx, sum)

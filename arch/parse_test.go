@@ -58,6 +58,8 @@ func TestParseRocminfoRecordedOutputs(t *testing.T) {
 		{"gfx803-grep-then-full", []string{"gfx803"}, []int{0, 2}},
 		{"isa-lines-only", nil, nil},
 		{"mi300x-agent-fragment", []string{"gfx942"}, []int{0}},
+		{"two-mi100-full", []string{"gfx908"}, []int{3, 4}},
+		{"eight-mi300x-full", []string{"gfx942"}, []int{3, 4, 5, 6, 7, 8, 9, 10}},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {

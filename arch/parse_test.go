@@ -107,12 +107,22 @@ func TestParseNvidiaSMIRecordedOutputs(t *testing.T) {
 		{"mixed-titanv-rtx5880", []string{"70", "89"}, nil},
 		{"h200x2-noheader", []string{"90a", "90a"}, nil},
 		{"driver580-invalid-field", nil, ErrNoComputeCap},
+		{"aitemplate-4x-8.6-noheader", []string{"86", "86", "86", "86"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
-			got, err := ParseNvidiaSMI(readFixture(t, "nvidia-smi/"+c.fixture+".txt"))
-			if !errors.Is(err, c.err) || !reflect.DeepEqual(got, c.archs) {
-				t.Errorf("got %v, %v; want %v, %v", got, err, c.archs, c.err)
+			raw := readFixture(t, "nvidia-smi/"+c.fixture+".txt")
+			if _, err := os.Stat(filepath.Join("testdata", "nvidia-smi", c.fixture+".url")); err != nil {
+				t.Errorf("fixture has no source URL beside it: %v", err)
+			}
+			for _, variant := range []struct {
+				name string
+				data []byte
+			}{{"as recorded", raw}, {"spaces stripped, CRLF", stripIndent(raw)}} {
+				got, err := ParseNvidiaSMI(variant.data)
+				if !errors.Is(err, c.err) || !reflect.DeepEqual(got, c.archs) {
+					t.Errorf("%s: got %v, %v; want %v, %v", variant.name, got, err, c.archs, c.err)
+				}
 			}
 		})
 	}

@@ -59,6 +59,7 @@ func TestParseRocminfoRecordedOutputs(t *testing.T) {
 		{"isa-lines-only", nil, nil},
 		{"mi300x-agent-fragment", []string{"gfx942"}, []int{0}},
 		{"two-mi100-full", []string{"gfx908"}, []int{3, 4}},
+		{"two-7900xtx-both-agents-excerpt", []string{"gfx1100"}, []int{2, 3}},
 		{"eight-mi300x-full", []string{"gfx942"}, []int{3, 4, 5, 6, 7, 8, 9, 10}},
 	}
 	for _, c := range cases {

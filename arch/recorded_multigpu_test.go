@@ -22,6 +22,7 @@ func TestROCmRocminfoRecordedMultiGPU(t *testing.T) {
 		agents  int   // every agent, CPUs included
 	}{
 		{"two-mi100-full", "gfx908", "rocminfo agents 3,4", []int{2, 3}, 4},
+		{"two-7900xtx-both-agents-excerpt", "gfx1100", "rocminfo agents 2,3", []int{1, 2}, 2},
 		{"eight-mi300x-full", "gfx942", "rocminfo agents 3-10", []int{2, 3, 4, 5, 6, 7, 8, 9}, 10},
 	}
 	for _, c := range cases {

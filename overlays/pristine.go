@@ -73,12 +73,19 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(url))
-	mirror := filepath.Join(srcDir, "git", hex.EncodeToString(sum[:8])+".git")
+	mirror := MirrorDir(cacheRoot, url)
 	if err := ensureCommit(ctx, mirror, url, s.Pin); err != nil {
 		return "", err
 	}
 	return checkout, makeCheckout(ctx, mirror, checkout, s.Pin)
+}
+
+// MirrorDir is the shared bare mirror of a repository under the cache
+// root. Fork sync uses the same place, so a fork and MLX that share a
+// repository share its objects, under the same source lock.
+func MirrorDir(cacheRoot, url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(cacheRoot, "src", "git", hex.EncodeToString(sum[:8])+".git")
 }
 
 // checkPin refuses anything but a full, lower-case commit id: an abbreviated

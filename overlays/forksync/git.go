@@ -2,8 +2,6 @@ package forksync
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/proc"
 )
 
@@ -45,14 +44,6 @@ func repoURL(s, base string) string {
 	return filepath.Join(base, s)
 }
 
-// mirrorDir is the shared bare mirror of url under the cache root: the same
-// place overlays.Pristine uses, so a fork and MLX that share a repository
-// share its objects, and the same lock serialises both.
-func mirrorDir(cacheRoot, url string) string {
-	sum := sha256.Sum256([]byte(url))
-	return filepath.Join(cacheRoot, "src", "git", hex.EncodeToString(sum[:8])+".git")
-}
-
 // Repo is a bare mirror of one repository under the cache.
 type Repo struct {
 	URL string // what it mirrors
@@ -66,7 +57,7 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	if cacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
-	r := &Repo{URL: url, Dir: mirrorDir(cacheRoot, url)}
+	r := &Repo{URL: url, Dir: overlays.MirrorDir(cacheRoot, url)}
 	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
 	if err != nil {
 		return nil, err

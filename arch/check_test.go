@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 var (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // ResolveCUDA finds the CUDA architectures to build for:

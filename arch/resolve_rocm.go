@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // ResolveROCm finds the gfx targets to build for: MLX_ROCM_ARCHITECTURES,

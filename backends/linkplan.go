@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-version"
+	"github.com/mlxbuild/mlxbuild/configs"
 )
 
 // ToolchainInfo is what the link plan needs of a located toolchain.
@@ -76,14 +77,14 @@ func (e *MissingLibraryError) Error() string {
 }
 
 // PlanLink makes the link plan and checks that every library exists.
-func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
+func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	p := &LinkPlan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
 	if p.RpathMode == "" {
 		p.RpathMode = "runpath"
 	}
 	var missing []string
 	for _, lib := range s.Link.Static {
-		if !onOS(lib.OS, in.GOOS) || in.SkipStatic {
+		if !configs.OnOS(lib.OS, in.GOOS) || in.SkipStatic {
 			continue
 		}
 		path, err := findArchive(in.BuildDir, lib.Name)
@@ -98,10 +99,10 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 		search = append(search, in.Toolchain.Lib)
 	}
 	for _, d := range s.Link.Search {
-		search = union(search, []string{Expand(d, in.Toolchain)})
+		search = configs.Union(search, []string{Expand(d, in.Toolchain)})
 	}
 	for _, lib := range s.Link.Dynamic {
-		if !onOS(lib.OS, in.GOOS) {
+		if !configs.OnOS(lib.OS, in.GOOS) {
 			continue
 		}
 		if lib.Toolchain != "" && in.Toolchain != nil && in.Toolchain.Version != nil {
@@ -118,7 +119,7 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 		p.Dynamic = append(p.Dynamic, lib.Name)
 	}
 	for _, lib := range s.Link.System {
-		if !onOS(lib.OS, in.GOOS) {
+		if !configs.OnOS(lib.OS, in.GOOS) {
 			continue
 		}
 		if in.SystemDirs != nil {
@@ -130,7 +131,7 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 		p.System = append(p.System, lib.Name)
 	}
 	for _, lib := range s.Link.Frameworks {
-		if onOS(lib.OS, in.GOOS) {
+		if configs.OnOS(lib.OS, in.GOOS) {
 			p.Frameworks = append(p.Frameworks, lib.Name)
 		}
 	}
@@ -139,9 +140,9 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 	}
 	p.SearchDirs = search
 	for _, d := range s.Rpath.Dirs {
-		p.RunPaths = union(p.RunPaths, []string{Expand(d, in.Toolchain)})
+		p.RunPaths = configs.Union(p.RunPaths, []string{Expand(d, in.Toolchain)})
 	}
-	p.RunPaths = union(p.RunPaths, search)
+	p.RunPaths = configs.Union(p.RunPaths, search)
 	if a := s.Architectures; a != nil && a.RustcEnv != "" {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}
@@ -151,14 +152,14 @@ func PlanLink(s *Spec, in LinkInputs) (*LinkPlan, error) {
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)
 	for _, t := range s.Triggers.Paths {
-		p.RerunPaths = union(p.RerunPaths, []string{Expand(t, in.Toolchain)})
+		p.RerunPaths = configs.Union(p.RerunPaths, []string{Expand(t, in.Toolchain)})
 	}
-	p.RerunEnv = union([]string{"MLXBUILD_BACKENDS", "MLXBUILD_CONFIG", "MLXBUILD_CACHE"}, s.Triggers.Env)
+	p.RerunEnv = configs.Union([]string{"MLXBUILD_BACKENDS", "MLXBUILD_CONFIG", "MLXBUILD_CACHE"}, s.Triggers.Env)
 	if in.Toolchain != nil {
-		p.RerunEnv = union(p.RerunEnv, []string{in.Toolchain.Env})
+		p.RerunEnv = configs.Union(p.RerunEnv, []string{in.Toolchain.Env})
 	}
 	if a := s.Architectures; a != nil {
-		p.RerunEnv = union(p.RerunEnv, []string{a.Env})
+		p.RerunEnv = configs.Union(p.RerunEnv, []string{a.Env})
 	}
 	// Empty lists, not null, in link.json: consumers iterate without checks.
 	for _, l := range []*[]string{&p.Static, &p.SearchDirs, &p.Dynamic, &p.System, &p.RunPaths, &p.RerunPaths, &p.RerunEnv} {
@@ -176,7 +177,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-func missingShared(lib Lib, search []string, t *ToolchainInfo) string {
+func missingShared(lib configs.Lib, search []string, t *ToolchainInfo) string {
 	fix := "install " + orUnknown(lib.Package)
 	if t != nil {
 		fix += fmt.Sprintf(", or set %s to a %s install that has it", t.Env, t.Name)

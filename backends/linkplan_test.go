@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -26,7 +28,7 @@ func fakeROCm(t *testing.T, libs ...string) (build string, tc *ToolchainInfo) {
 }
 
 func TestLinkPlanROCm(t *testing.T) {
-	s, _ := Builtin("rocm")
+	s, _ := configs.Builtin("rocm")
 	build, tc := fakeROCm(t, "amdhip64", "rocblas", "hiprand", "hipblaslt", "hipfft")
 	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc, Architectures: []string{"gfx1030", "gfx90a"}, Pin: strings.Repeat("a", 40), RerunPaths: []string{"/p/overlay"}})
 	if err != nil {
@@ -72,13 +74,13 @@ func TestLinkPlanROCm(t *testing.T) {
 		t.Errorf("ROCm 6 without libhiprtc: %v", err)
 	}
 	testutil.WriteFile(t, filepath.Join(tc.Lib, "libhiprtc.so"), "")
-	if p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err != nil || !contains(p.Dynamic, "hiprtc") {
+	if p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err != nil || !slices.Contains(p.Dynamic, "hiprtc") {
 		t.Errorf("ROCm 6 with libhiprtc: %v %v", err, p)
 	}
 }
 
 func TestLinkPlanMissingLibraries(t *testing.T) {
-	s, _ := Builtin("rocm")
+	s, _ := configs.Builtin("rocm")
 	build, tc := fakeROCm(t, "amdhip64", "hiprand", "hipfft")
 	os.Remove(filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"))
 	_, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc})
@@ -94,8 +96,8 @@ func TestLinkPlanMissingLibraries(t *testing.T) {
 }
 
 func TestLinkPlanLegacyRpath(t *testing.T) {
-	s, _ := Builtin("cpu")
-	s.Rpath = Rpath{Mode: "legacy", Dirs: []string{"/opt/x/lib"}}
+	s, _ := configs.Builtin("cpu")
+	s.Rpath = configs.Rpath{Mode: "legacy", Dirs: []string{"/opt/x/lib"}}
 	build := t.TempDir()
 	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "")
 	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build})

@@ -2,8 +2,11 @@ package backends
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/configs"
 )
 
 // Request is one backend asked for, and by whom.
@@ -25,7 +28,7 @@ func Requests(target, targetBackend string, env func(string) string) []Request {
 			rs = append(rs, Request{strings.ToLower(b), "MLXBUILD_BACKENDS"})
 		}
 	}
-	for _, n := range Names {
+	for _, n := range configs.Names {
 		v := "CARGO_FEATURE_" + strings.ToUpper(n)
 		if env(v) != "" {
 			rs = append(rs, Request{n, v})
@@ -38,13 +41,13 @@ func Requests(target, targetBackend string, env func(string) string) []Request {
 // of every backend, so it yields to a GPU request; two GPU backends, or a
 // pair a spec declares in conflict, are an error that names both; a
 // backend off its platforms is an error too. No request means cpu.
-func Select(reqs []Request, goos string, spec func(string) (*Spec, error)) (string, error) {
+func Select(reqs []Request, goos string, spec func(string) (*configs.Spec, error)) (string, error) {
 	byName := map[string][]string{}
 	var order []string
 	for _, r := range reqs {
-		if !contains(Names, r.Backend) {
-			err := unknownBackend(r.Backend)
-			return "", Usagef("%v (requested by %s)", err, r.From)
+		if !slices.Contains(configs.Names, r.Backend) {
+			err := configs.UnknownBackend(r.Backend)
+			return "", configs.Usagef("%v (requested by %s)", err, r.From)
 		}
 		if _, ok := byName[r.Backend]; !ok {
 			order = append(order, r.Backend)
@@ -65,20 +68,20 @@ func Select(reqs []Request, goos string, spec func(string) (*Spec, error)) (stri
 	default:
 		a, b := gpu[0], gpu[1]
 		why := "GPU backends are mutually exclusive: MLX links exactly one"
-		if s, err := spec(a); err == nil && contains(s.Conflicts, b) {
+		if s, err := spec(a); err == nil && slices.Contains(s.Conflicts, b) {
 			why = fmt.Sprintf("the %s spec declares it conflicts with %s (MLX links exactly one GPU backend)", a, b)
 		}
-		return "", Usagef("cannot build %s (requested by %s) together with %s (requested by %s): %s; request one of them",
+		return "", configs.Usagef("cannot build %s (requested by %s) together with %s (requested by %s): %s; request one of them",
 			a, strings.Join(byName[a], ", "), b, strings.Join(byName[b], ", "), why)
 	}
 	s, err := spec(chosen)
 	if err != nil {
 		return "", err
 	}
-	if !contains(s.Platforms, goos) {
+	if !slices.Contains(s.Platforms, goos) {
 		plats := append([]string(nil), s.Platforms...)
 		sort.Strings(plats)
-		return "", Usagef("backend %s builds only on %s, and this machine is %s; build cpu here or build %s on a %s machine",
+		return "", configs.Usagef("backend %s builds only on %s, and this machine is %s; build cpu here or build %s on a %s machine",
 			chosen, strings.Join(plats, " or "), goos, chosen, plats[0])
 	}
 	return chosen, nil

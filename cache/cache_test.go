@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // childEnv makes the test binary hold a lock as a separate process: flock

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // The overlay benchmarks compare, side by side in one loop, mlxbuild's
@@ -84,10 +84,10 @@ func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 	o := writeShape(b, e.overlay, ov, 1)
 	e.files = len(merged(p, o))
 	e.bin = filepath.Join(d, "overlay-cmd")
-	if _, err := proc.Run(context.Background(), proc.Cmd{Path: "go", Args: []string{"build", "-o", e.bin, "./bench/overlay"}, Dir: ".."}); err != nil {
+	if _, err := proc.Run(context.Background(), proc.Cmd{Path: "go", Args: []string{"build", "-o", e.bin, "./tests/bench/overlay"}, Dir: ".."}); err != nil {
 		b.Fatal(err)
 	}
-	e.glue, _ = filepath.Abs("../bench/overlay/glue.cmake")
+	e.glue, _ = filepath.Abs("../tests/bench/overlay/glue.cmake")
 	// Every tool makes its own tree once, so each loop below is a no-op run.
 	if _, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil); err != nil {
 		b.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // shapeFixture is the real shape: MLX's 921 files as pristine, and two

@@ -5,7 +5,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/benchcmp"
+	"github.com/mlxbuild/mlxbuild/internal/benchcsv"
 )
 
 // Bench compares benchmark results.
@@ -17,8 +17,8 @@ type Bench mg.Namespace
 // build_type are refused. MLXBUILD_REPORT=json:<path> also writes the
 // comparison as JSON. Bad input or a refused comparison exits 2.
 func (Bench) Compare(before, after string) error {
-	err := benchcmp.Run(os.Stdout, before, after, os.Getenv(benchcmp.ReportEnv))
-	if benchcmp.IsUsage(err) {
+	err := benchcsv.Run(os.Stdout, before, after, os.Getenv(benchcsv.ReportEnv))
+	if benchcsv.IsUsage(err) {
 		return configError(err)
 	}
 	return failed(err)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Build builds MLX with one backend and writes the link plan.
@@ -24,6 +24,6 @@ func (Build) Cuda(ctx context.Context) error { return build(ctx, "cuda") }
 func (Build) Metal(ctx context.Context) error { return build(ctx, "metal") }
 
 func build(ctx context.Context, backend string) error {
-	_, err := job.Build(ctx, current(), "build:"+backend, backend)
+	_, err := flow.Build(ctx, current(), "build:"+backend, backend)
 	return exit(err)
 }

@@ -3,7 +3,7 @@ package targets
 import (
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Cache manages mlxbuild's cache directory.
@@ -16,5 +16,5 @@ func (Cache) Clean(backend *string) error {
 	if backend != nil {
 		b = *backend
 	}
-	return exit(job.Clean(current(), b))
+	return exit(flow.Clean(current(), b))
 }

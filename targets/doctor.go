@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mlxbuild/mlxbuild/job"
-	"github.com/mlxbuild/mlxbuild/ui"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // Doctor checks every prerequisite of every backend on this machine (tools,
@@ -13,7 +13,7 @@ import (
 // gap. It exits 1 when a tool every build needs is missing.
 func Doctor(ctx context.Context) error {
 	o := current()
-	fs, _ := job.Doctor(ctx, o)
+	fs, _ := flow.Doctor(ctx, o)
 	pr := ui.New(stderrOf(o), o.Env)
 	basicMissing := false
 	last := "-"
@@ -47,5 +47,5 @@ func Doctor(ctx context.Context) error {
 // Setup installs, on Debian or Ubuntu, the packages the tests and the
 // bundled example need (only those missing); elsewhere it prints them.
 func Setup(ctx context.Context) error {
-	return exit(job.Setup(ctx, current()))
+	return exit(flow.Setup(ctx, current()))
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/gpuidle"
+	"github.com/mlxbuild/mlxbuild/internal/gpuidle"
 )
 
 // Gpu prepares the GPU for measuring.

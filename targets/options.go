@@ -5,17 +5,17 @@ import (
 	"os"
 	"sync"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Option changes how the imported targets run, for a parent magefile that
 // needs more than the project file and the environment give. Mage does not
 // take Use as a target: it has a variadic parameter.
-type Option func(*job.Options)
+type Option func(*flow.Options)
 
 var (
 	optMu sync.Mutex
-	opts  job.Options
+	opts  flow.Options
 )
 
 // Use sets options for every target run after it, typically from the
@@ -30,23 +30,23 @@ func Use(options ...Option) {
 
 // WithDir makes targets look for mlxbuild.yaml from dir instead of the
 // working directory.
-func WithDir(dir string) Option { return func(o *job.Options) { o.Dir = dir } }
+func WithDir(dir string) Option { return func(o *flow.Options) { o.Dir = dir } }
 
 // WithEnv makes targets read variables through env instead of os.Getenv.
-func WithEnv(env func(string) string) Option { return func(o *job.Options) { o.Env = env } }
+func WithEnv(env func(string) string) Option { return func(o *flow.Options) { o.Env = env } }
 
 // WithOutput sends results and diagnostics to the given writers.
 func WithOutput(stdout, stderr io.Writer) Option {
-	return func(o *job.Options) { o.Stdout, o.Stderr = stdout, stderr }
+	return func(o *flow.Options) { o.Stdout, o.Stderr = stdout, stderr }
 }
 
-func current() job.Options {
+func current() flow.Options {
 	optMu.Lock()
 	defer optMu.Unlock()
 	return opts
 }
 
-func stderrOf(o job.Options) io.Writer {
+func stderrOf(o flow.Options) io.Writer {
 	if o.Stderr != nil {
 		return o.Stderr
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Overlay materializes, syncs and inspects backend overlays.
@@ -14,6 +14,6 @@ type Overlay mg.Namespace
 // Apply materializes one backend's tree (pristine + overlay) and prints the
 // counts: written, restored, removed, unchanged.
 func (Overlay) Apply(ctx context.Context, backend string) error {
-	_, err := job.Apply(ctx, current(), backend)
+	_, err := flow.Apply(ctx, current(), backend)
 	return exit(err)
 }

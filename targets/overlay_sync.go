@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mlxbuild/mlxbuild/backends"
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
@@ -81,7 +81,7 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 		}
 		if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
 			if len(names) != 1 {
-				return exit(backends.Usagef("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
+				return exit(configs.Usagef("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
 			}
 			name = names[0]
 		}
@@ -117,7 +117,7 @@ func (Overlay) Records(ctx context.Context, backend *string) error {
 
 // overlayConfig gives the targets' options with the streams filled in, and
 // the project's configuration.
-func overlayConfig() (job.Options, *backends.Config, error) {
+func overlayConfig() (flow.Options, *configs.Config, error) {
 	o := current()
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
@@ -125,27 +125,27 @@ func overlayConfig() (job.Options, *backends.Config, error) {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	cfg, err := backends.LoadConfig(o.Dir, o.Env)
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	return o, cfg, err
 }
 
 // overlayBackends lists the backends with an overlay, or checks the one
 // asked for.
-func overlayBackends(cfg *backends.Config, name string) ([]string, error) {
+func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 	if name != "" {
 		if cfg.Overlay(name) == "" {
-			return nil, backends.Usagef("backends.%s in %s has no overlay:", name, cfg.Project.File)
+			return nil, configs.Usagef("backends.%s in %s has no overlay:", name, cfg.Project.File)
 		}
 		return []string{name}, nil
 	}
 	var out []string
-	for _, n := range backends.Names {
+	for _, n := range configs.Names {
 		if cfg.Overlay(n) != "" {
 			out = append(out, n)
 		}
 	}
 	if len(out) == 0 {
-		return nil, backends.Usagef("no backend in %s has an overlay:", cfg.Project.File)
+		return nil, configs.Usagef("no backend in %s has an overlay:", cfg.Project.File)
 	}
 	return out, nil
 }

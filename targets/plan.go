@@ -5,7 +5,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Plan shows what build would do for a backend and why, changing nothing.
@@ -24,5 +24,5 @@ func (Plan) Cuda(ctx context.Context) error { return plan(ctx, "cuda") }
 func (Plan) Metal(ctx context.Context) error { return plan(ctx, "metal") }
 
 func plan(ctx context.Context, backend string) error {
-	return exit(job.Plan(ctx, current(), "plan:"+backend, backend))
+	return exit(flow.Plan(ctx, current(), "plan:"+backend, backend))
 }

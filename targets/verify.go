@@ -6,7 +6,7 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Verify is the CI gate: it builds the backend if needed and checks overlay
@@ -27,7 +27,7 @@ func (Verify) Cuda(ctx context.Context) error { return verifyBackend(ctx, "cuda"
 func (Verify) Metal(ctx context.Context) error { return verifyBackend(ctx, "metal") }
 
 func verifyBackend(ctx context.Context, backend string) error {
-	r, err := job.Verify(ctx, current(), backend)
+	r, err := flow.Verify(ctx, current(), backend)
 	if err != nil {
 		return exit(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // Timeout bounds one git command whose context has no deadline of its own,

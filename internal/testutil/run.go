@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // runLimit bounds one program a test runs, so a hung one fails the test

@@ -12,16 +12,16 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/cmakebuild"
-	"github.com/mlxbuild/mlxbuild/job"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // APIDriftOptions say what to build.
 type APIDriftOptions struct {
-	Job       job.Options // where the project is, the environment
-	Backend   string      // the backend whose overlay and defines to use
-	Candidate string      // the MLX commit to try (an id, a branch or a tag)
+	Job       flow.Options // where the project is, the environment
+	Backend   string       // the backend whose overlay and defines to use
+	Candidate string       // the MLX commit to try (an id, a branch or a tag)
 	// NoBaseline skips the build at source.pin that tells breaks the bump
 	// causes from symbols that were already unresolved (a CPU build of a
 	// GPU overlay, the GPU runtime's symbols).
@@ -62,7 +62,7 @@ func (r *APIDriftReport) Breaks() int {
 type FileErrors struct {
 	File      string // relative to the tree
 	InOverlay bool   // the file comes from the overlay, not upstream
-	Errors    []cmakebuild.Diagnostic
+	Errors    []cmake.Diagnostic
 }
 
 // Symbol is an undefined symbol, demangled, with the sources that use it.
@@ -80,7 +80,7 @@ type Symbol struct {
 // kept only when a trial link with the C++ driver's libraries misses them
 // too. The same build at source.pin (kept between runs) is the baseline.
 func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
-	p, err := job.Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
+	p, err := flow.Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 
 // driftBuild builds the overlay on one pin after another.
 type driftBuild struct {
-	p        *job.Prepared
+	p        *flow.Prepared
 	upstream string
 	progress io.Writer
 }
@@ -194,18 +194,18 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 	if err != nil {
 		return nil, err
 	}
-	err = cmakebuild.Configure(ctx, cmakebuild.ConfigureOptions{Source: tree, Build: build, Defines: defines, Env: env, Log: clog})
+	err = cmake.Configure(ctx, cmake.ConfigureOptions{Source: tree, Build: build, Defines: defines, Env: env, Log: clog})
 	clog.Close()
 	if err != nil {
 		out.configureError = fmt.Sprintf("%v (log: %s)", err, clog.Name())
 		return out, nil
 	}
-	jobs := cmakebuild.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB)
+	jobs := cmake.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB)
 	if j, err := strconv.Atoi(p.Config.Jobs.Value); err == nil && j > 0 {
 		jobs = j
 	}
-	res, err := cmakebuild.Build(ctx, cmakebuild.BuildOptions{Dir: build, Jobs: jobs, KeepGoing: true, LogPath: out.log, Progress: b.progress, Env: env})
-	var be *cmakebuild.BuildError
+	res, err := cmake.Build(ctx, cmake.BuildOptions{Dir: build, Jobs: jobs, KeepGoing: true, LogPath: out.log, Progress: b.progress, Env: env})
+	var be *cmake.BuildError
 	if err != nil && !errors.As(err, &be) {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 
 // groupErrors groups diagnostics by file (relative to the tree), each
 // file:line:message once.
-func groupErrors(diags []cmakebuild.Diagnostic, tree, overlay string) []FileErrors {
+func groupErrors(diags []cmake.Diagnostic, tree, overlay string) []FileErrors {
 	byFile := map[string]*FileErrors{}
 	seen := map[string]bool{}
 	var order []string

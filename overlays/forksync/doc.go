@@ -1,7 +1,7 @@
 // Package forksync keeps a vendored overlay in step with where its files
 // come from, and shows what a pin bump would break.
 //
-// An overlay vendored from a fork (backends.Fork) has three kinds of files:
+// An overlay vendored from a fork (configs.Fork) has three kinds of files:
 // the fork's backend directories (Fork.Dirs, copied whole), MLX core files
 // the fork changed and the overlay carries retargeted to the MLX pin
 // (Fork.Core), and local-only files the fork does not have. The records

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -62,10 +62,10 @@ type FileDrift struct {
 // with upstream's change between o.Pin and o.Candidate.
 func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	if o.Upstream == "" {
-		return nil, backends.Usagef("overlay drift needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
+		return nil, configs.Usagef("overlay drift needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
 	if o.Pin == "" {
-		return nil, backends.Usagef("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
+		return nil, configs.Usagef("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
 	}
 	revs := []string{o.Pin}
 	if o.Candidate != "" {
@@ -195,10 +195,10 @@ func (r *Repo) refresh(ctx context.Context, cacheRoot string) error {
 // DriftOptionsFor builds the DriftOptions of one backend's overlay: the pin
 // is UPSTREAM's retargeted_to_mlx_pin when the overlay records one, else
 // source.pin (a difference between the two is noted).
-func DriftOptionsFor(cfg *backends.Config, backend, candidate string) (DriftOptions, []string, error) {
+func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (DriftOptions, []string, error) {
 	ov := cfg.Overlay(backend)
 	if ov == "" {
-		return DriftOptions{}, nil, backends.Usagef("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
+		return DriftOptions{}, nil, configs.Usagef("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
 	}
 	spec, err := cfg.Spec(backend)
 	if err != nil {

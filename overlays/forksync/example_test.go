@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
-	"github.com/mlxbuild/mlxbuild/job"
 )
 
 // exampleHistory is the bundled example's MLX stand-in in a git repository
@@ -109,7 +109,7 @@ func copyTree(t *testing.T, from, to string) {
 
 func TestDriftListsTheCoreFilesWhoseUpstreamMoved(t *testing.T) {
 	h := newExampleHistory(t)
-	cfg, err := backends.LoadConfig(filepath.Dir(h.project), h.env)
+	cfg, err := configs.LoadConfig(filepath.Dir(h.project), h.env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	}
 	h := newExampleHistory(t)
 	rep, err := APIDrift(context.Background(), APIDriftOptions{
-		Job: job.Options{Dir: filepath.Dir(h.project), Env: h.env}, Backend: "cpu", Candidate: "main"})
+		Job: flow.Options{Dir: filepath.Dir(h.project), Env: h.env}, Backend: "cpu", Candidate: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	// At the pin itself nothing breaks: the CPU build of the ROCm overlay
 	// leaves the rocm:: kernels unresolved, but they were already.
 	rep, err = APIDrift(context.Background(), APIDriftOptions{
-		Job: job.Options{Dir: filepath.Dir(h.project), Env: h.env}, Backend: "cpu", Candidate: h.pin})
+		Job: flow.Options{Dir: filepath.Dir(h.project), Env: h.env}, Backend: "cpu", Candidate: h.pin})
 	if err != nil {
 		t.Fatal(err)
 	}

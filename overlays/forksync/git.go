@@ -10,8 +10,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/overlays"
-	"github.com/mlxbuild/mlxbuild/proc"
 )
 
 // gitr runs forksync's git commands (see gitrun). Unlike the pristine

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // merger runs three-way merges of file contents with git merge-file, in a

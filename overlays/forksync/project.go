@@ -6,18 +6,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
 )
 
 // ForkBackend picks the backend whose project entry has a fork: the one
 // named (when name is not ""), else the only one. It returns the fork with
 // a local path resolved against the project file's directory.
-func ForkBackend(cfg *backends.Config, name string) (string, backends.Fork, error) {
+func ForkBackend(cfg *configs.Config, name string) (string, configs.Fork, error) {
 	p := cfg.Project
 	if name != "" {
 		pb := p.Backends[name]
 		if pb == nil || pb.Fork == nil {
-			return "", backends.Fork{}, backends.Usagef("backends.%s in %s has no fork: entry; add `fork: {git: ..., dirs: [...]}` there, or pick a backend that has one", name, p.File)
+			return "", configs.Fork{}, configs.Usagef("backends.%s in %s has no fork: entry; add `fork: {git: ..., dirs: [...]}` there, or pick a backend that has one", name, p.File)
 		}
 		return name, resolveFork(p, pb.Fork), nil
 	}
@@ -30,14 +30,14 @@ func ForkBackend(cfg *backends.Config, name string) (string, backends.Fork, erro
 	sort.Strings(with)
 	switch len(with) {
 	case 0:
-		return "", backends.Fork{}, backends.Usagef("no backend in %s has a fork: entry; add `fork: {git: <fork URL or path>, dirs: [mlx/backend/rocm]}` under the backend whose overlay comes from a fork", p.File)
+		return "", configs.Fork{}, configs.Usagef("no backend in %s has a fork: entry; add `fork: {git: <fork URL or path>, dirs: [mlx/backend/rocm]}` under the backend whose overlay comes from a fork", p.File)
 	case 1:
 		return with[0], resolveFork(p, p.Backends[with[0]].Fork), nil
 	}
-	return "", backends.Fork{}, backends.Usagef("backends %s in %s all have a fork: entry; pick one with -backend=%s", strings.Join(with, ", "), p.File, with[0])
+	return "", configs.Fork{}, configs.Usagef("backends %s in %s all have a fork: entry; pick one with -backend=%s", strings.Join(with, ", "), p.File, with[0])
 }
 
-func resolveFork(p *backends.Project, f *backends.Fork) backends.Fork {
+func resolveFork(p *configs.Project, f *configs.Fork) configs.Fork {
 	out := *f
 	out.Git = repoURL(f.Git, p.Dir)
 	return out
@@ -45,7 +45,7 @@ func resolveFork(p *backends.Project, f *backends.Fork) backends.Fork {
 
 // upstreamRepo is MLX's repository for the project: source.git (a local
 // path resolved), or source.dir when it is a git checkout, else "".
-func upstreamRepo(p *backends.Project) string {
+func upstreamRepo(p *configs.Project) string {
 	if p.Source.Git != "" {
 		return repoURL(p.Source.Git, p.Dir)
 	}
@@ -60,14 +60,14 @@ func upstreamRepo(p *backends.Project) string {
 
 // SyncOptionsFor builds the SyncOptions of a project's fork backend (see
 // ForkBackend) for a sync to commit.
-func SyncOptionsFor(cfg *backends.Config, backend, commit string) (string, SyncOptions, error) {
+func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, SyncOptions, error) {
 	name, fork, err := ForkBackend(cfg, backend)
 	if err != nil {
 		return "", SyncOptions{}, err
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", SyncOptions{}, backends.Usagef("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+		return "", SyncOptions{}, configs.Usagef("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
 	return name, SyncOptions{
 		CacheRoot: cfg.CacheRoot.Value,

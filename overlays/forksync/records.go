@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -24,7 +24,7 @@ type RecordsReport struct {
 
 // Records reads the LOCAL_FIXES.md and UPSTREAM of every backend's overlay
 // (only backend's when it is not ""), in backend order.
-func Records(cfg *backends.Config, backend string) ([]RecordsReport, error) {
+func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 	var names []string
 	for n, pb := range cfg.Project.Backends {
 		if pb != nil && pb.Overlay != "" && (backend == "" || n == backend) {
@@ -33,9 +33,9 @@ func Records(cfg *backends.Config, backend string) ([]RecordsReport, error) {
 	}
 	if len(names) == 0 {
 		if backend != "" {
-			return nil, backends.Usagef("backends.%s in %s has no overlay:, so it has no records", backend, cfg.Project.File)
+			return nil, configs.Usagef("backends.%s in %s has no overlay:, so it has no records", backend, cfg.Project.File)
 		}
-		return nil, backends.Usagef("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
+		return nil, configs.Usagef("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
 	}
 	sort.Strings(names)
 	var out []RecordsReport

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -20,7 +20,7 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 		"5. **No status.** `mlx/x.h`\n")
 	testutil.WriteFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
 	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
-	cfg, err := backends.LoadConfig(root, func(string) string { return "" })
+	cfg, err := configs.LoadConfig(root, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

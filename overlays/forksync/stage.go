@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
+
+// errNoExchange says the platform or file system cannot swap two directories
+// in one step.
+var errNoExchange = errors.New("no atomic directory exchange")
 
 // stageDir is where a sync builds the new overlay: beside it, so the swap is
 // a rename on one file system. A conflicted sync leaves it for the user.
@@ -110,14 +112,14 @@ func swap(staged, overlay string) error {
 	if err := os.RemoveAll(old); err != nil {
 		return fmt.Errorf("forksync: removing %s: %w; remove it by hand and sync again", old, err)
 	}
-	err := unix.Renameat2(unix.AT_FDCWD, staged, unix.AT_FDCWD, overlay, unix.RENAME_EXCHANGE)
+	err := exchange(staged, overlay)
 	switch {
 	case err == nil:
 		// staged now holds the old overlay.
 		if err := os.Rename(staged, old); err != nil {
 			return fmt.Errorf("forksync: the overlay is updated, but moving the old one aside failed: %w; remove %s by hand", err, staged)
 		}
-	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
+	case errors.Is(err, errNoExchange):
 		if err := os.Rename(overlay, old); err != nil {
 			return fmt.Errorf("forksync: moving the overlay %s aside: %w; nothing changed, the merged copy is in %s", overlay, err, staged)
 		}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/proc"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // symbolTable is what a build's objects define and leave undefined.

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -23,7 +23,7 @@ type SyncOptions struct {
 	Overlay   string // the overlay directory (absolute)
 	// Fork is the project's fork entry; Fork.Git is a URL or an absolute
 	// path (ForBackend resolves relative ones).
-	Fork backends.Fork
+	Fork configs.Fork
 	// Upstream is the MLX repository (source.git, or a source.dir that is
 	// a git checkout) whose HEAD the fork's merge base is computed
 	// against; "" keeps UPSTREAM's merge base.

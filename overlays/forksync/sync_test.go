@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -75,7 +75,7 @@ func newSyncFixture(t *testing.T) *syncFixture {
 	f.project = filepath.Join(root, "proj", "mlxbuild.yaml")
 	testutil.WriteFile(t, f.project, "source:\n  git: ../mlx\n  pin: "+f.b0+"\ncache: ../cache\nbackends:\n  rocm:\n    overlay: patches-rocm\n"+
 		"    fork:\n      git: ../fork\n      branch: rocm-support\n      dirs: [mlx/backend/rocm]\n      core: [mlx/backend/gpu/available.cpp]\n")
-	f.forkOpts = SyncOptions{CacheRoot: f.cache, Overlay: ov, Fork: backends.Fork{Git: f.fork.dir, Dirs: []string{rocm}, Core: []string{avail}}, Upstream: f.mlx.dir}
+	f.forkOpts = SyncOptions{CacheRoot: f.cache, Overlay: ov, Fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}, Core: []string{avail}}, Upstream: f.mlx.dir}
 	f.before = snap(t, ov)
 	return f
 }
@@ -94,7 +94,7 @@ func (f *syncFixture) forkC1() string {
 
 func TestSyncToTheOverlaysOwnCommitIsANoop(t *testing.T) {
 	f := newSyncFixture(t)
-	cfg, err := backends.LoadConfig(filepath.Dir(f.project), func(string) string { return "" })
+	cfg, err := configs.LoadConfig(filepath.Dir(f.project), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,14 +251,14 @@ func TestSyncAcrossAMergeBaseMoveCarriesOnlyTheForksChange(t *testing.T) {
 
 func TestForkBackendChoice(t *testing.T) {
 	f := newSyncFixture(t)
-	cfg, err := backends.LoadConfig(filepath.Dir(f.project), func(string) string { return "" })
+	cfg, err := configs.LoadConfig(filepath.Dir(f.project), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ForkBackend(cfg, "cuda"); err == nil || !strings.Contains(err.Error(), "backends.cuda") {
 		t.Errorf("a backend without a fork: %v", err)
 	}
-	cfg.Project.Backends["cuda"] = &backends.ProjectBackend{Overlay: "patches-rocm", Fork: &backends.Fork{Git: "x", Dirs: []string{"y"}}}
+	cfg.Project.Backends["cuda"] = &configs.ProjectBackend{Overlay: "patches-rocm", Fork: &configs.Fork{Git: "x", Dirs: []string{"y"}}}
 	if _, _, err := ForkBackend(cfg, ""); err == nil || !strings.Contains(err.Error(), "-backend=cuda") {
 		t.Errorf("two fork backends without -backend: %v", err)
 	}

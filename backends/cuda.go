@@ -1,0 +1,100 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// CUDA is a located CUDA toolkit.
+type CUDA struct {
+	Root       string // $CUDA_HOME, /usr/local/cuda, or the parent of nvcc's bin
+	From       string // "CUDA_HOME", "/usr/local/cuda" or "PATH"
+	BinDir     string
+	LibDir     string // Root/lib64 (or Root/lib, or /usr/lib/<multiarch> for Debian's toolkit)
+	IncludeDir string
+	NVCC       string
+	Version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
+}
+
+// defaultCUDARoot is tried when CUDA_HOME is unset, before nvcc on PATH.
+var defaultCUDARoot = "/usr/local/cuda"
+
+// LocateCUDA finds the CUDA toolkit: CUDA_HOME when set (an error naming
+// CUDA_HOME when it holds no nvcc), else /usr/local/cuda, else the nvcc on PATH.
+func LocateCUDA(env func(string) string) (*CUDA, error) {
+	if h := env("CUDA_HOME"); h != "" {
+		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"))
+		if err != nil {
+			return nil, fmt.Errorf("CUDA_HOME=%s is not a usable CUDA toolkit: %v; set CUDA_HOME to the directory that holds bin/nvcc (e.g. /usr/local/cuda), or unset it", h, err)
+		}
+		c.From = "CUDA_HOME"
+		return c, nil
+	}
+	nvcc := filepath.Join(defaultCUDARoot, "bin", "nvcc")
+	from := defaultCUDARoot
+	if !isExecutable(nvcc) {
+		nvcc, from = lookPath("nvcc", env("PATH")), "PATH"
+	}
+	if nvcc == "" {
+		return nil, fmt.Errorf("no CUDA toolkit found: CUDA_HOME is unset, %s/bin/nvcc does not exist and nvcc is not on PATH; install the CUDA toolkit or set CUDA_HOME", defaultCUDARoot)
+	}
+	c, err := inspectCUDA(nvcc)
+	if err != nil {
+		return nil, fmt.Errorf("CUDA toolkit at %s (from %s): %v; set CUDA_HOME to a working toolkit", filepath.Dir(filepath.Dir(nvcc)), from, err)
+	}
+	c.From = from
+	return c, nil
+}
+
+// nvccReleaseRe reads "Cuda compilation tools, release 12.4, V12.4.131".
+var nvccReleaseRe = regexp.MustCompile(`release [0-9.]+, V([0-9.]+)`)
+
+func inspectCUDA(nvcc string) (*CUDA, error) {
+	if !isExecutable(nvcc) {
+		return nil, fmt.Errorf("no executable %s", nvcc)
+	}
+	// Root keeps the name the user gave (/usr/local/cuda, not the
+	// cuda-12.4 it links to), which survives toolkit upgrades.
+	root := filepath.Dir(filepath.Dir(nvcc))
+	c := &CUDA{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include"), NVCC: nvcc}
+	for _, d := range []string{filepath.Join(root, "lib64"), filepath.Join(root, "lib"), filepath.Join(root, "lib", multiarch()), filepath.Join(root, "targets", "x86_64-linux", "lib")} {
+		if hasLib(d, "cudart") {
+			c.LibDir = d
+			break
+		}
+	}
+	if c.LibDir == "" {
+		return nil, fmt.Errorf("no libcudart.so in %s/lib64, lib or lib/%s", root, multiarch())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	res, err := proc.Run(ctx, proc.Cmd{Path: nvcc, Args: []string{"--version"}})
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
+	}
+	out := string(res.Stdout)
+	text := out
+	if m := nvccReleaseRe.FindStringSubmatch(out); m != nil {
+		text = m[1]
+	} else if i := strings.Index(out, "release "); i >= 0 {
+		text = out[i:]
+	}
+	v, err := parseVersion(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
+	}
+	c.Version = v
+	return c, nil
+}
+
+// String describes the toolkit in one line.
+func (c *CUDA) String() string {
+	return fmt.Sprintf("CUDA %s at %s (%s)", c.Version, c.Root, c.From)
+}

@@ -1,0 +1,254 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// ROCm is a located ROCm (HIP) toolchain.
+type ROCm struct {
+	Root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
+	From       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
+	LibDir     string // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
+	BinDir     string // Root/bin: hipcc, hipconfig, rocminfo
+	IncludeDir string // Root/include, holding hip/hip_runtime.h
+	// Version is the HIP version the toolchain reports (Debian 12: 5.2.x).
+	Version *version.Version
+	// VersionFrom says where Version was read (".info/version", "hipconfig --version", ...).
+	VersionFrom string
+	// HIPCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
+	HIPCompiler string
+	// DeviceLibDir holds the AMDGPU device libraries (ocml.bc, ockl.bc, ...).
+	DeviceLibDir string
+	// Multiarch is true for Debian's layout (libraries and CMake packages in
+	// /usr/lib/<multiarch>), which CMake's HIP language support does not find
+	// by itself; CMakeSetup bridges it.
+	Multiarch bool
+
+	archMu    sync.Mutex
+	archCache map[string]error
+}
+
+// defaultROCmRoots are searched in order when ROCM_PATH is unset.
+var defaultROCmRoots = []string{"/opt/rocm", "/usr"}
+
+// probeTimeout bounds every version query and compile probe.
+const probeTimeout = 60 * time.Second
+
+// LocateROCm finds the ROCm toolchain: ROCM_PATH when set (an error naming
+// ROCM_PATH when it is not a ROCm root), else /opt/rocm, else /usr (Debian's
+// packages). env reads the environment (os.Getenv, or a test's map).
+func LocateROCm(env func(string) string) (*ROCm, error) {
+	if p := env("ROCM_PATH"); p != "" {
+		r, err := inspectROCm(p, env)
+		if err != nil {
+			return nil, fmt.Errorf("ROCM_PATH=%s is not a usable ROCm root: %v; set ROCM_PATH to the directory that holds include/hip/hip_runtime.h and lib/libamdhip64.so (e.g. /opt/rocm), or unset it to search %s", p, err, strings.Join(defaultROCmRoots, " and "))
+		}
+		r.From = "ROCM_PATH"
+		return r, nil
+	}
+	var why []string
+	for _, root := range defaultROCmRoots {
+		r, err := inspectROCm(root, env)
+		if err == nil {
+			r.From = root
+			return r, nil
+		}
+		why = append(why, fmt.Sprintf("%s: %v", root, err))
+	}
+	return nil, fmt.Errorf("no ROCm toolchain found (ROCM_PATH is unset; %s): install AMD's ROCm under /opt/rocm, or on Debian 12 `apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs`, or set ROCM_PATH", strings.Join(why, "; "))
+}
+
+// inspectROCm reads one candidate root. Every missing piece is an error that
+// names the path it looked for.
+func inspectROCm(root string, env func(string) string) (*ROCm, error) {
+	root = filepath.Clean(root)
+	if !isDir(root) {
+		return nil, errors.New("no such directory")
+	}
+	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include")}
+	if !isFile(filepath.Join(r.IncludeDir, "hip", "hip_runtime.h")) {
+		return nil, fmt.Errorf("no %s", filepath.Join(r.IncludeDir, "hip", "hip_runtime.h"))
+	}
+	for _, d := range []string{filepath.Join(root, "lib"), filepath.Join(root, "lib64"), filepath.Join(root, "lib", multiarch())} {
+		if hasLib(d, "amdhip64") {
+			r.LibDir = d
+			break
+		}
+	}
+	if r.LibDir == "" {
+		return nil, fmt.Errorf("no libamdhip64.so in %s/lib, lib64 or lib/%s (Debian: apt-get install libamdhip64-dev)", root, multiarch())
+	}
+	r.Multiarch = r.LibDir == filepath.Join(root, "lib", multiarch()) &&
+		!isDir(filepath.Join(root, "lib", "cmake", "hip-lang"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	// hipcc --version costs about half a second (on Debian it starts
+	// rocm_agent_enumerator, a Python program), and every build locates
+	// the toolchain: ask it only when the files do not tell.
+	var hipccOut *string
+	hipcc := func() string {
+		if hipccOut == nil {
+			out := r.toolOutput(ctx, "hipcc", "--version")
+			hipccOut = &out
+		}
+		return *hipccOut
+	}
+	if err := r.readVersion(ctx, hipcc); err != nil {
+		return nil, err
+	}
+	if err := r.findHIPCompiler(ctx, hipcc, env); err != nil {
+		return nil, err
+	}
+	if err := r.findDeviceLibs(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// toolOutput runs BinDir/name with args and returns stdout+stderr, or "" when
+// the tool is missing or fails.
+func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) string {
+	p := filepath.Join(r.BinDir, name)
+	if !isExecutable(p) {
+		return ""
+	}
+	res, err := proc.Run(ctx, proc.Cmd{Path: p, Args: args})
+	if err != nil {
+		return ""
+	}
+	return string(res.Stdout) + string(res.Stderr)
+}
+
+// hipVersionRe reads include/hip/hip_version.h's version macros.
+var hipVersionRe = regexp.MustCompile(`(?m)^#define HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)`)
+
+// readVersion takes the version from .info/version (AMD's packages), else
+// include/hip/hip_version.h, else hipconfig --version, else hipcc --version
+// (Debian's packages).
+func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
+	if b, err := os.ReadFile(filepath.Join(r.Root, ".info", "version")); err == nil {
+		v, perr := parseVersion(string(b))
+		if perr != nil {
+			return fmt.Errorf("%s: %v", filepath.Join(r.Root, ".info", "version"), perr)
+		}
+		r.Version, r.VersionFrom = v, ".info/version"
+		return nil
+	}
+	if b, err := os.ReadFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
+		parts := map[string]string{}
+		for _, m := range hipVersionRe.FindAllStringSubmatch(string(b), -1) {
+			parts[m[1]] = m[2]
+		}
+		if len(parts) == 3 {
+			if v, err := parseVersion(parts["MAJOR"] + "." + parts["MINOR"] + "." + parts["PATCH"]); err == nil {
+				r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
+				return nil
+			}
+		}
+	}
+	if out := r.toolOutput(ctx, "hipconfig", "--version"); out != "" {
+		if v, err := parseVersion(out); err == nil {
+			r.Version, r.VersionFrom = v, "hipconfig --version"
+			return nil
+		}
+	}
+	if m := regexp.MustCompile(`HIP version:\s*(\S+)`).FindStringSubmatch(hipcc()); m != nil {
+		if v, err := parseVersion(m[1]); err == nil {
+			r.Version, r.VersionFrom = v, "hipcc --version"
+			return nil
+		}
+	}
+	return fmt.Errorf("cannot read the ROCm version: no %s, and %s/hipconfig --version and hipcc --version gave none (Debian: apt-get install hipcc)",
+		filepath.Join(r.Root, ".info", "version"), r.BinDir)
+}
+
+// clangMajorRe reads the clang major version hipcc reports
+// ("Debian clang version 15.0.6", "AMD clang version 17.0.0").
+var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
+
+// findHIPCompiler picks the clang++ that CMake uses for HIP: AMD's bundled
+// LLVM when there is one, else the clang hipcc uses (Debian: clang++-15).
+func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
+	var cands []string
+	if p := env("HIP_CLANG_PATH"); p != "" {
+		cands = append(cands, filepath.Join(p, "clang++"))
+	}
+	cands = append(cands,
+		filepath.Join(r.Root, "llvm", "bin", "clang++"),
+		filepath.Join(r.Root, "lib", "llvm", "bin", "clang++"))
+	dirs := []string{r.BinDir}
+	if out := strings.TrimSpace(r.toolOutput(ctx, "hipconfig", "--hipclangpath")); out != "" && !strings.Contains(out, "\n") {
+		dirs = append([]string{out}, dirs...)
+	}
+	// The bundled LLVM needs no version: take it without asking hipcc.
+	for _, c := range cands {
+		if isExecutable(c) {
+			r.HIPCompiler = c
+			return nil
+		}
+	}
+	// One versioned clang++ in the directory hipconfig names is the one
+	// hipcc uses; with several, hipcc says which.
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, "clang++-[0-9]*")); len(m) == 1 && isExecutable(m[0]) {
+			r.HIPCompiler = m[0]
+			return nil
+		}
+	}
+	major := ""
+	if m := clangMajorRe.FindStringSubmatch(hipcc()); m != nil {
+		major = m[1]
+	}
+	for _, d := range dirs {
+		// The versioned name first: a plain clang++ may be another release.
+		if major != "" {
+			cands = append(cands, filepath.Join(d, "clang++-"+major))
+		}
+		cands = append(cands, filepath.Join(d, "clang++"))
+	}
+	for _, c := range cands {
+		if isExecutable(c) {
+			r.HIPCompiler = c
+			return nil
+		}
+	}
+	return fmt.Errorf("no clang++ for HIP: looked for %s; install the compiler (Debian: apt-get install hipcc clang-15) or set HIP_CLANG_PATH to its directory", strings.Join(cands, ", "))
+}
+
+// findDeviceLibs locates the AMDGPU bitcode libraries the HIP compiler links.
+func (r *ROCm) findDeviceLibs() error {
+	cands := []string{
+		filepath.Join(r.Root, "amdgcn", "bitcode"),
+		filepath.Join(r.LibDir, "amdgcn", "bitcode"),
+		filepath.Join(r.Root, "lib", "amdgcn", "bitcode"),
+	}
+	for _, pattern := range []string{"llvm/lib/clang/*/lib/amdgcn/bitcode", "lib/llvm/lib/clang/*/lib/amdgcn/bitcode"} {
+		m, _ := filepath.Glob(filepath.Join(r.Root, pattern))
+		cands = append(cands, m...)
+	}
+	for _, c := range cands {
+		if isDir(c) {
+			r.DeviceLibDir = c
+			return nil
+		}
+	}
+	return fmt.Errorf("no AMDGPU device libraries: looked for %s (Debian: apt-get install rocm-device-libs)", strings.Join(cands, ", "))
+}
+
+// String describes the toolchain in one line for summaries and errors.
+func (r *ROCm) String() string {
+	return fmt.Sprintf("ROCm %s at %s (%s)", r.Version, r.Root, r.From)
+}

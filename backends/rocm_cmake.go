@@ -1,0 +1,69 @@
+package backends
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// CMakeSetup returns what CMake needs to compile HIP with this toolchain:
+// cache defines for the configure command line and variables to add to its
+// environment. scratch is a directory mlxbuild owns (under the cache); keep it
+// stable, since the paths written there become configure inputs.
+//
+// On AMD's /opt/rocm CMake finds everything itself and nothing is returned.
+// On Debian's multiarch layout CMake 3.25's `enable_language(HIP)` looks for
+// hip-lang in /usr/lib/cmake and fails, and it rejects hipcc as the compiler;
+// so this makes a prefix under scratch whose lib/cmake/hip-lang and
+// lib/cmake/amd_comgr link to Debian's directories, puts it on
+// CMAKE_PREFIX_PATH, names clang++ as the HIP compiler with that prefix as its
+// ROCm root, and passes --rocm-path and --rocm-device-lib-path, which
+// Debian's clang does not find by itself.
+func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []string, err error) {
+	defines = map[string]string{}
+	if r.Root == "/opt/rocm" && !r.Multiarch {
+		return defines, nil, nil
+	}
+	if !r.Multiarch {
+		// Another real ROCm root (ROCM_PATH=/opt/rocm-6.1.2): point CMake at it.
+		defines["CMAKE_HIP_COMPILER"] = r.HIPCompiler
+		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.Root
+		return defines, []string{"CMAKE_PREFIX_PATH=" + r.Root, "ROCM_PATH=" + r.Root}, nil
+	}
+	prefix, err := filepath.Abs(filepath.Join(scratch, "rocm-cmake-prefix"))
+	if err != nil {
+		return nil, nil, err
+	}
+	cmakeDir := filepath.Join(prefix, "lib", "cmake")
+	if err := os.MkdirAll(cmakeDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create the CMake prefix for Debian's ROCm: %w; make %s writable", err, scratch)
+	}
+	for _, pkg := range []string{"hip-lang", "amd_comgr"} {
+		target := filepath.Join(r.LibDir, "cmake", pkg)
+		if !isDir(target) {
+			return nil, nil, fmt.Errorf("%s is missing: CMake cannot enable HIP without it; install it (Debian: apt-get install libamdhip64-dev)", target)
+		}
+		if err := linkOnce(target, filepath.Join(cmakeDir, pkg)); err != nil {
+			return nil, nil, err
+		}
+	}
+	defines["CMAKE_HIP_COMPILER"] = r.HIPCompiler
+	defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = prefix
+	defines["CMAKE_HIP_FLAGS"] = "--rocm-path=" + r.Root + " --rocm-device-lib-path=" + r.DeviceLibDir
+	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, nil
+}
+
+// linkOnce makes link a symlink to target, leaving a correct one untouched
+// (so nothing looks changed to a later configure) and replacing a wrong one.
+func linkOnce(target, link string) error {
+	if cur, err := os.Readlink(link); err == nil && cur == target {
+		return nil
+	}
+	if err := os.RemoveAll(link); err != nil {
+		return fmt.Errorf("replace %s: %w", link, err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		return fmt.Errorf("link %s -> %s: %w", link, target, err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package backends
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
+)
+
+// TestLocateROCmDebian finds the toolchain of this machine with ROCM_PATH
+// unset: Debian 12's packages under /usr, unless AMD's /opt/rocm is there.
+func TestLocateROCmDebian(t *testing.T) {
+	testutil.NeedTools(t, "hipcc")
+	r, err := LocateROCm(envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version == nil || r.HIPCompiler == "" || !isDir(r.DeviceLibDir) || !hasLib(r.LibDir, "amdhip64") {
+		t.Fatalf("incomplete toolchain: %+v", r)
+	}
+	if !isFile(filepath.Join(r.DeviceLibDir, "ocml.bc")) {
+		t.Errorf("DeviceLibDir %s holds no ocml.bc", r.DeviceLibDir)
+	}
+	if r.Root != "/usr" {
+		t.Skipf("this machine has %s; the Debian layout checks below need /usr", r)
+	}
+	if r.From != "/usr" || !r.Multiarch || r.LibDir != "/usr/lib/"+multiarch() {
+		t.Errorf("Debian layout: From=%q Multiarch=%v LibDir=%q", r.From, r.Multiarch, r.LibDir)
+	}
+	if seg := r.Version.Segments(); seg[0] != 5 || seg[1] != 2 {
+		t.Errorf("Debian 12 ships HIP 5.2, got %s (from %s)", r.Version, r.VersionFrom)
+	}
+	if !strings.HasPrefix(filepath.Base(r.HIPCompiler), "clang++") {
+		t.Errorf("HIPCompiler = %s, want a clang++", r.HIPCompiler)
+	}
+}
+
+func TestLocateROCmPathNotARoot(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LocateROCm(envMap(map[string]string{"ROCM_PATH": dir}))
+	if err == nil {
+		t.Fatal("want an error for an empty ROCM_PATH")
+	}
+	for _, want := range []string{"ROCM_PATH=" + dir, "hip_runtime.h", "unset it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// fakeAMDRoot lays out the parts of AMD's /opt/rocm that LocateROCm reads.
+func fakeAMDRoot(t *testing.T) string {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".info", "version"), "6.1.2-119\n", 0o644)
+	writeFile(t, filepath.Join(root, "include", "hip", "hip_runtime.h"), "", 0o644)
+	writeFile(t, filepath.Join(root, "lib", "libamdhip64.so.6"), "", 0o644)
+	writeFile(t, filepath.Join(root, "lib", "cmake", "hip-lang", "hip-lang-config.cmake"), "", 0o644)
+	writeFile(t, filepath.Join(root, "llvm", "bin", "clang++"), "", 0o755)
+	writeFile(t, filepath.Join(root, "amdgcn", "bitcode", "ocml.bc"), "", 0o644)
+	return root
+}
+
+func TestLocateROCmAMDLayout(t *testing.T) {
+	root := fakeAMDRoot(t)
+	r, err := LocateROCm(envMap(map[string]string{"ROCM_PATH": root}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version.String() != "6.1.2" || r.VersionFrom != ".info/version" {
+		t.Errorf("Version = %s from %s, want 6.1.2 from .info/version", r.Version, r.VersionFrom)
+	}
+	if r.LibDir != filepath.Join(root, "lib") || r.Multiarch || r.From != "ROCM_PATH" {
+		t.Errorf("LibDir=%s Multiarch=%v From=%s", r.LibDir, r.Multiarch, r.From)
+	}
+	if r.HIPCompiler != filepath.Join(root, "llvm", "bin", "clang++") {
+		t.Errorf("HIPCompiler = %s", r.HIPCompiler)
+	}
+	if r.DeviceLibDir != filepath.Join(root, "amdgcn", "bitcode") {
+		t.Errorf("DeviceLibDir = %s", r.DeviceLibDir)
+	}
+	defs, env, err := r.CMakeSetup(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defs["CMAKE_HIP_COMPILER_ROCM_ROOT"] != root || defs["CMAKE_HIP_COMPILER"] != r.HIPCompiler {
+		t.Errorf("defines for a ROCm root outside /opt/rocm: %v", defs)
+	}
+	if len(env) == 0 || env[0] != "CMAKE_PREFIX_PATH="+root {
+		t.Errorf("env = %v, want CMAKE_PREFIX_PATH=%s", env, root)
+	}
+	if _, ok := defs["CMAKE_HIP_FLAGS"]; ok {
+		t.Errorf("an AMD layout needs no --rocm-path flags: %v", defs)
+	}
+}
+
+func TestCMakeSetupOptRocmAddsNothing(t *testing.T) {
+	r := &ROCm{Root: "/opt/rocm", LibDir: "/opt/rocm/lib"}
+	defs, env, err := r.CMakeSetup(t.TempDir())
+	if err != nil || len(defs) != 0 || len(env) != 0 {
+		t.Fatalf("CMakeSetup on /opt/rocm = %v, %v, %v; want nothing", defs, env, err)
+	}
+}
+
+func TestCMakeSetupDebian(t *testing.T) {
+	testutil.NeedTools(t, "hipcc")
+	r, err := LocateROCm(envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Multiarch {
+		t.Skipf("%s is not Debian's multiarch layout", r)
+	}
+	scratch := t.TempDir()
+	defs, env, err := r.CMakeSetup(scratch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(scratch, "rocm-cmake-prefix")
+	for _, pkg := range []string{"hip-lang", "amd_comgr"} {
+		link := filepath.Join(prefix, "lib", "cmake", pkg)
+		got, err := os.Readlink(link)
+		if err != nil || got != filepath.Join(r.LibDir, "cmake", pkg) {
+			t.Errorf("%s -> %q (%v), want %s", link, got, err, filepath.Join(r.LibDir, "cmake", pkg))
+		}
+	}
+	want := map[string]string{
+		"CMAKE_HIP_COMPILER":           r.HIPCompiler,
+		"CMAKE_HIP_COMPILER_ROCM_ROOT": prefix,
+		"CMAKE_HIP_FLAGS":              "--rocm-path=/usr --rocm-device-lib-path=" + r.DeviceLibDir,
+	}
+	for k, v := range want {
+		if defs[k] != v {
+			t.Errorf("%s = %q, want %q", k, defs[k], v)
+		}
+	}
+	if len(env) != 1 || env[0] != "CMAKE_PREFIX_PATH="+prefix {
+		t.Errorf("env = %v", env)
+	}
+	// A second call keeps the links (a configure input must not look changed).
+	st1, _ := os.Lstat(filepath.Join(prefix, "lib", "cmake", "hip-lang"))
+	if _, _, err := r.CMakeSetup(scratch); err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := os.Lstat(filepath.Join(prefix, "lib", "cmake", "hip-lang"))
+	if !st1.ModTime().Equal(st2.ModTime()) {
+		t.Error("second CMakeSetup replaced an unchanged link")
+	}
+}
+
+// TestSupportsArch compiles the probe kernel with the real toolchain: gfx1030
+// works with Debian's ROCm 5.2; gfx1100 (no device libraries) and gfx942
+// (unknown to clang 15) must fail with an error that says what to do.
+func TestSupportsArch(t *testing.T) {
+	testutil.NeedTools(t, "hipcc")
+	r, err := LocateROCm(envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SupportsArch("gfx1030"); err != nil {
+		t.Errorf("gfx1030: %v", err)
+	}
+	if r.Version.Segments()[0] >= 6 {
+		t.Skipf("%s may support gfx11xx; the refusal checks below are for Debian's 5.2", r)
+	}
+	for _, gfx := range []string{"gfx1100", "gfx942"} {
+		err := r.SupportsArch(gfx)
+		if err == nil {
+			t.Errorf("%s: want an error from %s", gfx, r)
+			continue
+		}
+		for _, want := range []string{gfx + " is not supported", r.Version.String(), "ROCM_PATH", "MLX_ROCM_ARCHITECTURES"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q does not contain %q", gfx, err, want)
+			}
+		}
+	}
+	// The answer is remembered: the cache holds one entry per target probed.
+	if len(r.archCache) != 3 {
+		t.Errorf("archCache has %d entries, want 3: %v", len(r.archCache), r.archCache)
+	}
+	if err := r.SupportsArch("gfx1100"); err == nil || err != r.archCache["gfx1100"] {
+		t.Errorf("second gfx1100 probe did not come from the cache: %v", err)
+	}
+}
+
+func TestSupportsArchRejectsBadNames(t *testing.T) {
+	r := &ROCm{Root: "/nonexistent", HIPCompiler: "/nonexistent/clang++"}
+	for _, bad := range []string{"gfx1030;gfx90a", "$(id)", "-o/etc/passwd", "sm_90", ""} {
+		err := r.SupportsArch(bad)
+		if err == nil || !strings.Contains(err.Error(), "MLX_ROCM_ARCHITECTURES") {
+			t.Errorf("SupportsArch(%q) = %v, want a name error", bad, err)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// aptPackage names the Debian package that provides each tool Tool knows.
+var aptPackage = map[string]string{
+	"cmake":   "cmake",
+	"ninja":   "ninja-build",
+	"git":     "git",
+	"ccache":  "ccache",
+	"sccache": "sccache",
+	"cargo":   "cargo",
+	"readelf": "binutils",
+}
+
+// Tool finds name (cmake, ninja, git, ccache, ...) on PATH and reads its
+// version from `name --version`. The error says which package installs it.
+func Tool(name string) (string, *version.Version, error) {
+	path := lookPath(name, os.Getenv("PATH"))
+	if path == "" {
+		pkg := aptPackage[name]
+		if pkg == "" {
+			pkg = name
+		}
+		return "", nil, fmt.Errorf("%s is not on PATH: install it (Debian: apt-get install %s) or add its directory to PATH", name, pkg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	res, err := proc.Run(ctx, proc.Cmd{Path: path, Args: []string{"--version"}})
+	if err != nil {
+		return path, nil, fmt.Errorf("%s --version failed: %v; reinstall %s", path, err, name)
+	}
+	v, err := parseVersion(string(res.Stdout) + string(res.Stderr))
+	if err != nil {
+		return path, nil, fmt.Errorf("%s --version: %v", path, err)
+	}
+	return path, v, nil
+}

@@ -1,0 +1,113 @@
+package configs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Setting is a resolved value with the layer it came from, so plan output
+// can say why a value is what it is: env > project file > built-in.
+type Setting struct {
+	Value  string
+	Origin string // "env MLXBUILD_CACHE", "project mlxbuild.yaml:3:8", "built-in"
+}
+
+// Config is everything a target needs before it touches the disk.
+type Config struct {
+	Project *Project
+	// CacheRoot is where per-backend trees, builds and outputs live.
+	CacheRoot Setting
+	// Jobs is MLXBUILD_JOBS when set; 0 means "decide from the machine".
+	Jobs Setting
+}
+
+// LoadConfig finds and loads the project file from dir and applies the
+// environment on top.
+func LoadConfig(dir string, env func(string) string) (*Config, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	file, err := Find(dir, env)
+	if err != nil {
+		return nil, err
+	}
+	p, err := LoadProject(file)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{Project: p}
+	switch {
+	case env("MLXBUILD_CACHE") != "":
+		abs, err := filepath.Abs(env("MLXBUILD_CACHE"))
+		if err != nil {
+			return nil, err
+		}
+		c.CacheRoot = Setting{abs, "env MLXBUILD_CACHE"}
+	case p.Cache != "":
+		c.CacheRoot = Setting{p.Abs(p.Cache), "project " + p.pos("cache").String()}
+	default:
+		c.CacheRoot = Setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
+	}
+	if j := env("MLXBUILD_JOBS"); j != "" {
+		n, err := strconv.Atoi(j)
+		if err != nil || n < 1 {
+			return nil, Usagef("MLXBUILD_JOBS=%q: give a whole number of parallel jobs, 1 or more", j)
+		}
+		c.Jobs = Setting{j, "env MLXBUILD_JOBS"}
+	}
+	return c, nil
+}
+
+// Spec returns the effective spec of a backend: the embedded one, extended
+// or replaced by the project's spec file.
+func (c *Config) Spec(name string) (*Spec, error) {
+	base, err := Builtin(name)
+	if err != nil {
+		return nil, err
+	}
+	pb := c.Project.Backends[name]
+	if pb == nil || pb.Spec == "" {
+		return base, nil
+	}
+	path := c.Project.Abs(pb.Spec)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s (backends.%s.spec): %w", path, name, err)
+	}
+	if pb.Merge == "replace" {
+		s, err := ParseSpec(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if s.Backend != name {
+			return nil, &ConfigError{Problems: []Problem{{Pos: Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("spec declares backend %q but is used for backends.%s", s.Backend, name)}}}
+		}
+		return s, nil
+	}
+	over, err := parseOverride(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if over.Backend != "" && over.Backend != name {
+		return nil, &ConfigError{Problems: []Problem{{Pos: over.Pos, Msg: fmt.Sprintf("spec declares backend %q but extends %s", over.Backend, name)}}}
+	}
+	merged := Merge(base, over)
+	// A merge can create what neither file has alone (a duplicate
+	// library across lists): check the result too.
+	var ps problems
+	validateSpec(merged, nil, Pos{File: path, Line: 1, Col: 1}, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return merged, nil
+}
+
+// Overlay returns the absolute overlay directory of a backend, or "".
+func (c *Config) Overlay(name string) string {
+	if pb := c.Project.Backends[name]; pb != nil {
+		return c.Project.Abs(pb.Overlay)
+	}
+	return ""
+}

@@ -1,0 +1,77 @@
+package configs
+
+import (
+	"fmt"
+	"os"
+	"slices"
+)
+
+// ParseSpec strictly decodes and validates a complete spec. file names it
+// in messages.
+func ParseSpec(file string, data []byte) (*Spec, error) { return parseSpec(file, data, false) }
+
+// parseOverride decodes a partial spec that extends another: required keys
+// may be left out.
+func parseOverride(file string, data []byte) (*Spec, error) { return parseSpec(file, data, true) }
+
+func parseSpec(file string, data []byte, partial bool) (*Spec, error) {
+	var ps problems
+	s := &Spec{}
+	at := decodeFile(file, data, s, &ps, partial)
+	validateSpec(s, at, Pos{File: file, Line: 1, Col: 1}, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	s.Source = file
+	stampOrigins(s, file)
+	return s, nil
+}
+
+// stampOrigins records where each define and library was declared, for
+// plan output.
+func stampOrigins(s *Spec, file string) {
+	for i := range s.Defines {
+		s.Defines[i].Origin = s.Defines[i].Pos.String()
+	}
+	for _, list := range [][]Lib{s.Link.Static, s.Link.Dynamic, s.Link.System, s.Link.Frameworks} {
+		for i := range list {
+			list[i].Origin = list[i].Pos.String()
+		}
+	}
+}
+
+// Builtin loads the embedded spec of a backend.
+func Builtin(name string) (*Spec, error) {
+	if !slices.Contains(Names, name) {
+		return nil, UnknownBackend(name)
+	}
+	data, err := FS.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: %w", name, err)
+	}
+	s, err := ParseSpec("configs/"+name+".yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	if s.Backend != name {
+		return nil, fmt.Errorf("configs/%s.yaml declares backend %q", name, s.Backend)
+	}
+	return s, nil
+}
+
+// LoadSpecFile reads a complete spec from disk.
+func LoadSpecFile(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSpec(path, data)
+}
+
+// UnknownBackend is the usage error for a backend name mlxbuild does not build, with a suggestion.
+func UnknownBackend(name string) error {
+	if s := suggest(name, Names); s != "" {
+		return Usagef("unknown backend %q; did you mean %q? Request one of cpu, rocm, cuda, metal", name, s)
+	}
+	return Usagef("unknown backend %q: mlxbuild builds cpu, rocm, cuda and metal; request one of those", name)
+}

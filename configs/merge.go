@@ -1,0 +1,141 @@
+package configs
+
+import "slices"
+
+// Merge returns base extended by over, without changing either. The rules,
+// explicit so a project knows what its override does:
+//   - scalars set in over replace base's (description, rpath.mode, jobs);
+//   - toolchain and architectures set in over replace base's whole section;
+//   - constraints merge by tool, over winning;
+//   - defines merge by name (and platforms): a name base has is replaced in
+//     place, a new one is appended;
+//   - libraries merge by name the same way in each link list, and names in
+//     link.remove are dropped from every list;
+//   - plain lists (platforms, conflicts, records, triggers, search and
+//     run path dirs) are unions, base's order first.
+func Merge(base, over *Spec) *Spec {
+	out := clone(base)
+	if over.Description != "" {
+		out.Description = over.Description
+	}
+	out.Platforms = Union(out.Platforms, over.Platforms)
+	out.Conflicts = Union(out.Conflicts, over.Conflicts)
+	if over.Toolchain != nil {
+		t := *over.Toolchain
+		out.Toolchain = &t
+	}
+	for k, v := range over.Constraints {
+		if out.Constraints == nil {
+			out.Constraints = map[string]string{}
+		}
+		out.Constraints[k] = v
+	}
+	out.Defines = mergeDefines(out.Defines, over.Defines)
+	if over.Architectures != nil {
+		a := *over.Architectures
+		out.Architectures = &a
+	}
+	out.Link.Static = mergeLibs(out.Link.Static, over.Link.Static, over.Link.Remove)
+	out.Link.Dynamic = mergeLibs(out.Link.Dynamic, over.Link.Dynamic, over.Link.Remove)
+	out.Link.System = mergeLibs(out.Link.System, over.Link.System, over.Link.Remove)
+	out.Link.Frameworks = mergeLibs(out.Link.Frameworks, over.Link.Frameworks, over.Link.Remove)
+	out.Link.Search = Union(out.Link.Search, over.Link.Search)
+	out.Link.Remove = nil
+	if over.Rpath.Mode != "" {
+		out.Rpath.Mode = over.Rpath.Mode
+	}
+	out.Rpath.Dirs = Union(out.Rpath.Dirs, over.Rpath.Dirs)
+	out.Triggers.Env = Union(out.Triggers.Env, over.Triggers.Env)
+	out.Triggers.Paths = Union(out.Triggers.Paths, over.Triggers.Paths)
+	out.Records = Union(out.Records, over.Records)
+	out.Verify = Union(out.Verify, over.Verify)
+	if over.Jobs.MemoryPerJobGiB != 0 {
+		out.Jobs = over.Jobs
+	}
+	out.Source = base.Source + " + " + over.Source
+	return out
+}
+
+func clone(s *Spec) *Spec {
+	c := *s
+	c.Platforms = append([]string(nil), s.Platforms...)
+	c.Conflicts = append([]string(nil), s.Conflicts...)
+	if s.Toolchain != nil {
+		t := *s.Toolchain
+		t.Fallbacks = append([]string(nil), t.Fallbacks...)
+		c.Toolchain = &t
+	}
+	if s.Constraints != nil {
+		c.Constraints = map[string]string{}
+		for k, v := range s.Constraints {
+			c.Constraints[k] = v
+		}
+	}
+	c.Defines = append([]Define(nil), s.Defines...)
+	if s.Architectures != nil {
+		a := *s.Architectures
+		c.Architectures = &a
+	}
+	c.Link = Link{
+		Static:     append([]Lib(nil), s.Link.Static...),
+		Dynamic:    append([]Lib(nil), s.Link.Dynamic...),
+		System:     append([]Lib(nil), s.Link.System...),
+		Frameworks: append([]Lib(nil), s.Link.Frameworks...),
+		Search:     append([]string(nil), s.Link.Search...),
+	}
+	c.Rpath.Dirs = append([]string(nil), s.Rpath.Dirs...)
+	c.Triggers = Triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
+	c.Records = append([]string(nil), s.Records...)
+	c.Verify = append([]string(nil), s.Verify...)
+	return &c
+}
+
+// Union returns a followed by the elements of b it lacks, in order.
+func Union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func mergeDefines(base, over []Define) []Define {
+	out := append([]Define(nil), base...)
+	for _, d := range over {
+		replaced := false
+		for i := range out {
+			if defKey(out[i]) == defKey(d) {
+				out[i] = d
+				replaced = true
+			}
+		}
+		if !replaced {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func mergeLibs(base, over []Lib, remove []string) []Lib {
+	var out []Lib
+	for _, l := range base {
+		if !slices.Contains(remove, l.Name) {
+			out = append(out, l)
+		}
+	}
+	for _, l := range over {
+		replaced := false
+		for i := range out {
+			if out[i].Name == l.Name {
+				out[i] = l
+				replaced = true
+			}
+		}
+		if !replaced {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ProjectFileName is the project file found by walking up from the
+// working directory.
+const ProjectFileName = "mlxbuild.yaml"
+
+// Project is a parsed mlxbuild.yaml.
+type Project struct {
+	Pos      Pos                        `json:"-"`
+	Source   Source                     `yaml:"source" required:"true"`
+	Cache    string                     `yaml:"cache"`
+	Launcher *Launcher                  `yaml:"launcher"`
+	Backends map[string]*ProjectBackend `yaml:"backends"`
+
+	// File is the project file's path and Dir its directory; relative
+	// paths in the file are relative to Dir.
+	File string `yaml:"-"`
+	Dir  string `yaml:"-"`
+	// at keeps the positions of values for later checks.
+	at map[string]Pos
+}
+
+// Source says where the pristine MLX source comes from.
+type Source struct {
+	Pos Pos    `json:"-"`
+	Git string `yaml:"git"` // URL, local path or file:// URL of a repository
+	Dir string `yaml:"dir"` // a checkout used as it is
+	Pin string `yaml:"pin"` // full 40-hex commit
+}
+
+// Launcher is a compiler launcher (ccache, sccache) that may share a remote
+// cache between machines. Credentials never go here: only the environment.
+type Launcher struct {
+	Pos    Pos    `json:"-"`
+	Tool   string `yaml:"tool" required:"true"` // ccache or sccache
+	Remote string `yaml:"remote"`               // redis://host:port, http://...
+}
+
+// ProjectBackend is the project's part of one backend.
+type ProjectBackend struct {
+	Pos     Pos    `json:"-"`
+	Overlay string `yaml:"overlay"`
+	// Spec is a spec file that extends or replaces the embedded one;
+	// Merge says which, and must be given with it.
+	Spec  string `yaml:"spec"`
+	Merge string `yaml:"merge"`
+	// Fork is where the overlay's upstream lives, for overlay:sync.
+	Fork *Fork `yaml:"fork"`
+	// Verify holds verify:<backend>'s declarations (kernel scope, rules).
+	Verify Raw `yaml:"verify"`
+}
+
+// Fork is the repository an overlay is vendored from.
+type Fork struct {
+	Pos    Pos      `json:"-"`
+	Git    string   `yaml:"git" required:"true"`
+	Branch string   `yaml:"branch"`
+	Dirs   []string `yaml:"dirs" required:"true"` // the fork's backend directories copied whole
+	Core   []string `yaml:"core"`                 // MLX core files merged at the pin
+}
+
+var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ParseProject strictly decodes and checks a project file. Paths are
+// resolved against the file's directory; overlay directories must exist.
+func ParseProject(file string, data []byte) (*Project, error) {
+	var ps problems
+	p := &Project{File: file, Dir: filepath.Dir(file)}
+	p.at = decodeFile(file, data, p, &ps, false)
+	p.validate(&ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Project) pos(path string) Pos {
+	if q, ok := p.at[path]; ok {
+		return q
+	}
+	return Pos{File: p.File, Line: 1, Col: 1}
+}
+
+func (p *Project) validate(ps *problems) {
+	s := p.Source
+	switch {
+	case s.Git != "" && s.Dir != "":
+		ps.add(p.pos("source.dir"), "source has both git and dir; keep one (git: a repository to check out at pin; dir: a checkout used as is)")
+	case s.Git == "" && s.Dir == "" && p.at["source"] != (Pos{}):
+		ps.add(p.pos("source"), "source needs git (a repository URL or path) or dir (a checkout used as is)")
+	}
+	if s.Pin != "" && !hex40.MatchString(s.Pin) {
+		ps.add(p.pos("source.pin"), "pin %q must be a full 40-character lowercase hex commit (short SHAs are ambiguous)", short(s.Pin))
+	}
+	if _, given := p.at["source.pin"]; s.Git != "" && s.Pin == "" && !given {
+		ps.add(p.pos("source"), "source.git needs a pin: the full 40-hex commit to build")
+	}
+	if s.Dir != "" {
+		checkDir(ps, p.pos("source.dir"), p.Abs(s.Dir), "source.dir")
+	}
+	if l := p.Launcher; l != nil {
+		oneOf(ps, p.pos("launcher.tool"), "launcher", l.Tool, []string{"ccache", "sccache"})
+		if strings.Contains(l.Remote, "@") {
+			ps.add(p.pos("launcher.remote"), "launcher.remote must not hold credentials; put them in the environment (REDIS_PASSWORD-style variables of the launcher)")
+		}
+	}
+	for name, b := range p.Backends {
+		base := "backends." + name
+		if !slices.Contains(Names, name) {
+			oneOf(ps, p.pos(base), "backend", name, Names)
+			continue
+		}
+		if b == nil {
+			continue
+		}
+		if b.Overlay != "" {
+			checkDir(ps, p.pos(base+".overlay"), p.Abs(b.Overlay), base+".overlay")
+		}
+		switch {
+		case b.Spec != "" && b.Merge == "":
+			ps.add(p.pos(base+".spec"), "spec needs merge: extend (add to the built-in %s spec) or merge: replace (use this file alone)", name)
+		case b.Spec == "" && b.Merge != "":
+			ps.add(p.pos(base+".merge"), "merge is given without a spec file")
+		case b.Merge != "":
+			oneOf(ps, p.pos(base+".merge"), "merge mode", b.Merge, []string{"extend", "replace"})
+		}
+		if b.Spec != "" {
+			if _, err := os.Stat(p.Abs(b.Spec)); err != nil {
+				ps.add(p.pos(base+".spec"), "spec file %s does not exist", p.Abs(b.Spec))
+			}
+		}
+	}
+}
+
+func checkDir(ps *problems, pos Pos, dir, key string) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		ps.add(pos, "%s: directory %s does not exist; create it or fix the path (relative to the project file)", key, dir)
+	case err != nil:
+		ps.add(pos, "%s: %v", key, err)
+	case !st.IsDir():
+		ps.add(pos, "%s: %s is not a directory", key, dir)
+	}
+}
+
+// Abs resolves a path from the project file against its directory.
+func (p *Project) Abs(path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(p.Dir, path)
+}
+
+// Find locates the project file: MLXBUILD_CONFIG when set, else the first
+// mlxbuild.yaml walking up from dir.
+func Find(dir string, env func(string) string) (string, error) {
+	if f := env("MLXBUILD_CONFIG"); f != "" {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", Usagef("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
+		}
+		return abs, nil
+	}
+	start, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := start; ; d = filepath.Dir(d) {
+		f := filepath.Join(d, ProjectFileName)
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			return f, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", Usagef("no %s found in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ProjectFileName, start)
+}
+
+// LoadProject reads and parses a project file.
+func LoadProject(file string) (*Project, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading project file: %w", err)
+	}
+	return ParseProject(file, data)
+}

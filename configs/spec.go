@@ -1,0 +1,136 @@
+package configs
+
+// Spec declares one backend: what CMake gets, what the consumer links, what
+// triggers a rebuild. The embedded defaults live in configs/<backend>.yaml.
+type Spec struct {
+	Pos           Pos               `json:"-"`
+	Backend       string            `yaml:"backend" required:"true"`
+	Description   string            `yaml:"description"`
+	Platforms     []string          `yaml:"platforms" required:"true"`
+	Conflicts     []string          `yaml:"conflicts"`
+	Toolchain     *Toolchain        `yaml:"toolchain"`
+	Constraints   map[string]string `yaml:"constraints"`
+	Defines       []Define          `yaml:"defines"`
+	Architectures *Architectures    `yaml:"architectures"`
+	Link          Link              `yaml:"link"`
+	Rpath         Rpath             `yaml:"rpath"`
+	Triggers      Triggers          `yaml:"triggers"`
+	Records       []string          `yaml:"records"`
+	Jobs          Jobs              `yaml:"jobs"`
+	// Verify names the checks verify:<backend> runs, in order.
+	Verify []string `yaml:"verify"`
+
+	// Source names where the spec came from ("built-in configs/rocm.yaml",
+	// or the override file) for plan output.
+	Source string `yaml:"-" json:"-"`
+}
+
+// Toolchain says how to find the backend's SDK root.
+type Toolchain struct {
+	Pos       Pos      `json:"-"`
+	Name      string   `yaml:"name" required:"true"`    // rocm, cuda
+	Env       string   `yaml:"env" required:"true"`     // ROCM_PATH, CUDA_HOME
+	Default   string   `yaml:"default" required:"true"` // /opt/rocm
+	Fallbacks []string `yaml:"fallbacks"`               // /usr on Debian
+}
+
+// Define is one CMake cache variable. Value may hold {toolchain.root},
+// {toolchain.bin} or {toolchain.lib}, filled once the toolchain is found.
+type Define struct {
+	Pos    Pos      `json:"-"`
+	Name   string   `yaml:"name" required:"true"`
+	Value  string   `yaml:"value" required:"true"`
+	OS     []string `yaml:"os"`
+	Origin string   `yaml:"-" json:"-"`
+}
+
+// Architectures says how GPU targets are resolved and where they go.
+type Architectures struct {
+	Pos      Pos      `json:"-"`
+	Env      string   `yaml:"env" required:"true"`
+	Probes   []string `yaml:"probes"`
+	CMake    []string `yaml:"cmake" required:"true"`
+	RustcEnv string   `yaml:"rustc_env"`
+	Default  []string `yaml:"default"`
+}
+
+// Link lists what a consumer links, in link order.
+type Link struct {
+	Static     []Lib    `yaml:"static"`     // archives from the build tree
+	Dynamic    []Lib    `yaml:"dynamic"`    // shared libraries from the toolchain
+	System     []Lib    `yaml:"system"`     // from the system's default paths
+	Frameworks []Lib    `yaml:"frameworks"` // macOS frameworks
+	Search     []string `yaml:"search"`     // extra search (and run path) directories
+	Remove     []string `yaml:"remove"`     // names dropped from the spec being extended
+}
+
+// Lib is one library.
+type Lib struct {
+	Pos Pos `json:"-"`
+	// Name is the library name without lib prefix or suffix: amdhip64.
+	Name string   `yaml:"name" required:"true"`
+	OS   []string `yaml:"os"`
+	// Toolchain is a version constraint on the toolchain: hiprtc is a
+	// separate library only from ROCm 6 (">= 6.0").
+	Toolchain string `yaml:"toolchain"`
+	// Package names what installs it, for the error when it is missing.
+	Package string `yaml:"package"`
+	Origin  string `yaml:"-" json:"-"`
+}
+
+// Rpath says how the consumer finds shared libraries at run time.
+type Rpath struct {
+	// Mode is runpath (DT_RUNPATH, the linker's default) or legacy
+	// (DT_RPATH via --disable-new-dtags, which also covers the libraries
+	// that a library loads).
+	Mode string   `yaml:"mode"`
+	Dirs []string `yaml:"dirs"`
+}
+
+// Triggers are inputs outside the tree whose change must rebuild.
+type Triggers struct {
+	Env   []string `yaml:"env"`
+	Paths []string `yaml:"paths"`
+}
+
+// Jobs tunes build parallelism.
+type Jobs struct {
+	// MemoryPerJobGiB caps jobs by available memory: CUDA compiles of MLX
+	// die with exit 137 at about 5 GB per job.
+	MemoryPerJobGiB float64 `yaml:"memory_per_job_gib"`
+}
+
+// Known backend names, in display order.
+var Names = []string{"cpu", "rocm", "cuda", "metal"}
+
+// GPU reports whether the backend needs a GPU toolchain and architectures.
+func (s *Spec) GPU() bool { return s.Architectures != nil }
+
+// ActiveDefines are the defines that apply on goos.
+func (s *Spec) ActiveDefines(goos string) []Define {
+	var out []Define
+	for _, d := range s.Defines {
+		if OnOS(d.OS, goos) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// On reports whether the library applies on goos: its os list is empty (every
+// system) or names goos. The link plan and what `plan` prints both ask here,
+// so they cannot disagree.
+func (l Lib) On(goos string) bool { return OnOS(l.OS, goos) }
+
+// OnOS reports whether an entry restricted to list (empty: every OS) applies on goos.
+func OnOS(list []string, goos string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, o := range list {
+		if o == goos {
+			return true
+		}
+	}
+	return false
+}

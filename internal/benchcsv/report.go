@@ -1,0 +1,82 @@
+package benchcsv
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+)
+
+// ReportEnv is the variable that asks for a machine-readable report.
+const ReportEnv = "MLXBUILD_REPORT"
+
+// ReportEnvError is a MLXBUILD_REPORT value that names no known format.
+type ReportEnvError struct{ Value string }
+
+func (e *ReportEnvError) Error() string {
+	return fmt.Sprintf("%s=%q: unknown report format; set %s=json:<path> or leave it unset", ReportEnv, e.Value, ReportEnv)
+}
+
+// ReportPath reads a MLXBUILD_REPORT value: "" means no report, "json:<path>"
+// a JSON report at path; anything else is a *ReportEnvError.
+func ReportPath(value string) (string, error) {
+	if value == "" {
+		return "", nil
+	}
+	path, ok := strings.CutPrefix(value, "json:")
+	if !ok || path == "" {
+		return "", &ReportEnvError{Value: value}
+	}
+	return path, nil
+}
+
+// WriteJSON writes the report to path atomically: a reader (a CI step, a
+// dashboard) sees the old file or the whole new one, never half of it.
+func WriteJSON(path string, r *Report) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the comparison report: %w", err)
+	}
+	data = append(data, '\n')
+	// A report is for everyone to read: 0644, not CreateTemp's 0600.
+	err = atomicfile.Write(path, data, 0o644)
+	switch {
+	case err == nil:
+		return nil
+	case atomicfile.IsCreate(err):
+		return fmt.Errorf("writing the comparison report %s: %w; check that its directory exists and is writable", path, err)
+	default:
+		return fmt.Errorf("writing the comparison report %s: %w; check free space and permissions", path, err)
+	}
+}
+
+// Run is bench:compare: it loads both files, compares them, writes the table
+// to w and, when reportEnv (the value of MLXBUILD_REPORT) asks for it, the
+// JSON report. IsUsage tells the caller which errors are the user's to fix.
+func Run(w io.Writer, beforePath, afterPath, reportEnv string) error {
+	jsonPath, err := ReportPath(reportEnv)
+	if err != nil {
+		return err
+	}
+	before, err := Load(beforePath)
+	if err != nil {
+		return err
+	}
+	after, err := Load(afterPath)
+	if err != nil {
+		return err
+	}
+	rep, err := Compare(before, after)
+	if err != nil {
+		return err
+	}
+	if err := WriteTable(w, rep); err != nil {
+		return fmt.Errorf("printing the comparison: %w", err)
+	}
+	if jsonPath != "" {
+		return WriteJSON(jsonPath, rep)
+	}
+	return nil
+}

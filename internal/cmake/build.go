@@ -1,0 +1,151 @@
+package cmake
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// BuildOptions says what to build and how to show it.
+type BuildOptions struct {
+	Dir       string    // a build directory Configure made
+	Jobs      int       // ninja -j; 0 or less lets Ninja choose
+	Targets   []string  // Ninja targets; none means the default (all)
+	Progress  io.Writer // receives progress; may be nil
+	TTY       bool      // Progress is a terminal: one updating line
+	LogPath   string    // where the full log goes; "" means <Dir>/mlxbuild-build.log
+	KeepGoing bool      // continue past failures (ninja -k 0) to collect every error
+	Env       []string  // KEY=VALUE added to the environment (compiler launchers' settings)
+}
+
+// BuildResult is what a build did.
+type BuildResult struct {
+	Steps      int    // compile and link steps Ninja ran; 0 means nothing was out of date
+	FirstError string // the first error, file:line:col: error: message; "" on success
+	LogPath    string // the full log
+	Ran        []Step // every edge Ninja ran, in the order they finished
+	Total      int    // the edges Ninja planned in its last status line
+	// Errors holds every error of the log, deduplicated, in order (more than
+	// one only with KeepGoing or parallel failures).
+	Errors []Diagnostic
+}
+
+// BuildError is a build that ran and failed.
+type BuildError struct {
+	Dir        string
+	FirstError string
+	LogPath    string
+	ExitCode   int
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("build in %s failed: %s (full log: %s): fix that error and build again", e.Dir, e.FirstError, e.LogPath)
+}
+
+// Build runs Ninja in a configured build directory. Ninja runs directly, not
+// through `cmake --build`, so a no-op costs what Ninja's own no-op costs; it
+// re-runs CMake by itself when a CMakeLists.txt changed.
+func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
+	res := BuildResult{LogPath: o.LogPath}
+	if res.LogPath == "" {
+		res.LogPath = filepath.Join(o.Dir, "mlxbuild-build.log")
+	}
+	ninja, err := ninjaFor(o.Dir)
+	if err != nil {
+		return res, err
+	}
+	args := []string{"-C", o.Dir}
+	if o.Jobs > 0 {
+		args = append(args, "-j", strconv.Itoa(o.Jobs))
+	}
+	if o.KeepGoing {
+		args = append(args, "-k", "0")
+	}
+	args = append(args, o.Targets...)
+
+	if err := os.MkdirAll(filepath.Dir(res.LogPath), 0o755); err != nil {
+		return res, fmt.Errorf("create the build log's directory: %w", err)
+	}
+	logf, err := os.Create(res.LogPath)
+	if err != nil {
+		return res, fmt.Errorf("create the build log: %w", err)
+	}
+	defer logf.Close()
+	lw := bufio.NewWriter(logf)
+	fmt.Fprintf(lw, "# %s %s\n", ninja, strings.Join(args, " "))
+
+	env := append(os.Environ(), o.Env...)
+	env = append(env, "NINJA_STATUS="+ninjaStatus)
+	p := newProgress(lw, o.Progress, o.TTY)
+	run, runErr := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p})
+	p.finish()
+	if err := lw.Flush(); err != nil {
+		return res, fmt.Errorf("write the build log %s: %w", res.LogPath, err)
+	}
+
+	res.Ran = p.steps
+	res.Total = p.total
+	for _, s := range p.steps {
+		if s.Kind != "" {
+			res.Steps++
+		}
+	}
+	if runErr == nil {
+		return res, nil
+	}
+	var exit *proc.ExitError
+	if !errors.As(runErr, &exit) {
+		return res, fmt.Errorf("run %s: %w (log: %s)", ninja, runErr, res.LogPath)
+	}
+	out := string(run.Stdout) + "\n" + string(run.Stderr)
+	res.Errors = ParseDiagnostics(out)
+	if len(res.Errors) > 0 {
+		res.FirstError = res.Errors[0].String()
+	} else {
+		res.FirstError = firstFailed(out)
+	}
+	return res, &BuildError{Dir: o.Dir, FirstError: res.FirstError, LogPath: res.LogPath, ExitCode: run.ExitCode}
+}
+
+// firstFailed falls back to Ninja's "FAILED: <output>" line, or the log's tail.
+func firstFailed(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "FAILED: ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return lastLines(out, 3)
+}
+
+// ninjaFor returns the make program CMake recorded for dir (so the build uses
+// the Ninja the configure step checked), else ninja on PATH.
+func ninjaFor(dir string) (string, error) {
+	if !fileExists(filepath.Join(dir, "build.ninja")) {
+		return "", fmt.Errorf("%s has no build.ninja: configure it first (with the Ninja generator)", dir)
+	}
+	f, err := os.Open(filepath.Join(dir, "CMakeCache.txt"))
+	if err != nil {
+		return "ninja", nil
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "CMAKE_MAKE_PROGRAM:FILEPATH="); ok && v != "" {
+			return v, nil
+		}
+	}
+	return "ninja", nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

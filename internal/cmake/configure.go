@@ -1,0 +1,112 @@
+package cmake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// ConfigureOptions says what to configure and how.
+type ConfigureOptions struct {
+	Source string // the CMake source tree (holds the top CMakeLists.txt)
+	Build  string // the build directory, created when missing
+	// Defines are cache entries, passed as -DKEY=VALUE sorted by key so the
+	// command line (and a stamp made from it) is stable.
+	// CMAKE_BUILD_TYPE defaults to Release; CMAKE_EXPORT_COMPILE_COMMANDS is
+	// always ON, since backend isolation is checked on compile_commands.json.
+	Defines map[string]string
+	Env     []string  // KEY=VALUE added to this process's environment
+	Log     io.Writer // receives CMake's output as it runs; may be nil
+	CMake   string    // the cmake program; "" means cmake on PATH
+}
+
+// defineKeyRe is a CMake cache variable name, optionally typed (KEY:BOOL).
+var defineKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.+-]*(:(BOOL|STRING|PATH|FILEPATH|INTERNAL))?$`)
+
+// ConfigureArgs returns the cmake arguments Configure runs, for stamps and
+// for plan output ("what would be run").
+func ConfigureArgs(o ConfigureOptions) ([]string, error) {
+	defs := map[string]string{"CMAKE_BUILD_TYPE": "Release"}
+	for k, v := range o.Defines {
+		if !defineKeyRe.MatchString(k) {
+			return nil, fmt.Errorf("CMake define %q is not a variable name: fix the spec's defines", k)
+		}
+		if strings.ContainsAny(v, "\n\r") {
+			return nil, fmt.Errorf("CMake define %s holds a line break: fix the spec's defines", k)
+		}
+		defs[k] = v
+	}
+	defs["CMAKE_EXPORT_COMPILE_COMMANDS"] = "ON"
+	keys := make([]string, 0, len(defs))
+	for k := range defs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	args := []string{"-S", o.Source, "-B", o.Build, "-G", "Ninja"}
+	for _, k := range keys {
+		args = append(args, "-D"+k+"="+defs[k])
+	}
+	return args, nil
+}
+
+// Configure runs CMake's configure step with the Ninja generator. On failure
+// the error starts with CMake's first error (file:line: text).
+func Configure(ctx context.Context, o ConfigureOptions) error {
+	if o.Source == "" || o.Build == "" {
+		return errors.New("cmakebuild.Configure: Source and Build must be set")
+	}
+	args, err := ConfigureArgs(o)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.Build, 0o755); err != nil {
+		return fmt.Errorf("create build directory: %w", err)
+	}
+	cmake := o.CMake
+	if cmake == "" {
+		cmake = "cmake"
+	}
+	var env []string
+	if len(o.Env) > 0 {
+		env = append(os.Environ(), o.Env...)
+	}
+	res, err := proc.Run(ctx, proc.Cmd{Path: cmake, Args: args, Env: env, Stdout: o.Log, Stderr: o.Log})
+	if err == nil {
+		return nil
+	}
+	var exit *proc.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("run cmake: %w; install CMake (Debian: apt-get install cmake ninja-build)", err)
+	}
+	out := string(res.Stdout) + "\n" + string(res.Stderr)
+	first := firstCMakeError(out, o.Source)
+	if first == "" {
+		first = lastLines(out, 5)
+	}
+	hint := "fix it and configure again"
+	if strings.Contains(out, "Does not match the generator used previously") {
+		hint = "remove the build directory " + o.Build + " (it was made by another generator) and configure again"
+	}
+	return fmt.Errorf("cmake configure of %s failed: %s: %s", o.Source, first, hint)
+}
+
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	return strings.Join(keep, " | ")
+}

@@ -1,0 +1,127 @@
+package cmake
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Diagnostic is one compiler or tool error found in a build log.
+type Diagnostic struct {
+	File    string // as the compiler printed it (CMake passes absolute paths)
+	Line    int    // 1-based; 0 when the tool gave none
+	Col     int    // 1-based; 0 when the tool gave none
+	Message string // the text after "error: "
+}
+
+// String renders d as file:line:col: error: message, leaving out what is unknown.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.File != "" {
+		b.WriteString(d.File)
+		if d.Line > 0 {
+			fmt.Fprintf(&b, ":%d", d.Line)
+			if d.Col > 0 {
+				fmt.Fprintf(&b, ":%d", d.Col)
+			}
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString("error: ")
+	b.WriteString(d.Message)
+	return b.String()
+}
+
+var (
+	// gccRe matches gcc and clang: "file:12:5: error: msg", "file:3: fatal error: msg".
+	gccRe = regexp.MustCompile(`^(\S.*?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$`)
+	// nvccRe matches nvcc's front end: "file.cu(12): error: msg".
+	nvccRe = regexp.MustCompile(`^(\S.*?)\((\d+)\): (?:catastrophic )?error: (.*)$`)
+	// linkRe matches ld's "undefined reference" and similar, located by object.
+	linkRe = regexp.MustCompile(`(undefined reference to .*|multiple definition of .*|cannot find -l\S+)$`)
+)
+
+// ParseDiagnostics returns the errors in a build log in order, each once.
+// Compiler errors come with file:line; a linker error or a tool's own
+// failure ("ninja: error: ...") is kept with what it names.
+func ParseDiagnostics(log string) []Diagnostic {
+	var out []Diagnostic
+	seen := map[string]bool{}
+	add := func(d Diagnostic) {
+		k := d.String()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	for _, line := range strings.Split(log, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := gccRe.FindStringSubmatch(line); m != nil && !strings.HasPrefix(m[1], "/usr/bin/ld") {
+			l, _ := strconv.Atoi(m[2])
+			c, _ := strconv.Atoi(m[3])
+			add(Diagnostic{File: m[1], Line: l, Col: c, Message: m[4]})
+			continue
+		}
+		if m := nvccRe.FindStringSubmatch(line); m != nil {
+			l, _ := strconv.Atoi(m[2])
+			add(Diagnostic{File: m[1], Line: l, Message: m[3]})
+			continue
+		}
+		if m := linkRe.FindStringSubmatch(line); m != nil {
+			add(Diagnostic{Message: strings.TrimSpace(line)})
+			continue
+		}
+		for _, p := range []string{"ninja: error: ", "clang: error: ", "clang++: error: ", "c++: error: ", "collect2: error: "} {
+			if strings.HasPrefix(line, p) {
+				add(Diagnostic{Message: strings.TrimPrefix(line, p)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// cmakeErrorRe matches the head of CMake's error blocks:
+// "CMake Error at CMakeLists.txt:47 (message):" or "CMake Error: msg".
+var cmakeErrorRe = regexp.MustCompile(`^CMake Error(?: at (.+?):(\d+) \((\w+)\))?:\s*(.*)$`)
+
+// firstCMakeError returns CMake's first error as "file:line: text" (text
+// joined from the indented lines that follow, a relative file made absolute
+// against source), or "" when there is none.
+func firstCMakeError(out, source string) string {
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		m := cmakeErrorRe.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil {
+			continue
+		}
+		text := []string{}
+		if s := strings.TrimSpace(m[4]); s != "" {
+			text = append(text, s)
+		}
+		for _, l := range lines[i+1:] {
+			if strings.TrimSpace(l) == "" {
+				if len(text) > 0 {
+					break
+				}
+				continue
+			}
+			if !strings.HasPrefix(l, " ") {
+				break
+			}
+			text = append(text, strings.TrimSpace(l))
+		}
+		msg := strings.Join(text, " ")
+		if m[1] != "" {
+			file := m[1]
+			if !filepath.IsAbs(file) && source != "" {
+				file = filepath.Join(source, file)
+			}
+			return fmt.Sprintf("%s:%s: %s", file, m[2], msg)
+		}
+		return msg
+	}
+	return ""
+}

@@ -1,0 +1,165 @@
+package cmake
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestConfigureArgs(t *testing.T) {
+	args, err := ConfigureArgs(ConfigureOptions{Source: "/s", Build: "/b", Defines: map[string]string{
+		"MLX_BUILD_ROCM":          "ON",
+		"CMAKE_HIP_ARCHITECTURES": "gfx1030;gfx90a",
+		"CMAKE_BUILD_TYPE":        "RelWithDebInfo",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-S", "/s", "-B", "/b", "-G", "Ninja",
+		"-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+		"-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+		"-DCMAKE_HIP_ARCHITECTURES=gfx1030;gfx90a",
+		"-DMLX_BUILD_ROCM=ON"}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("args\n got %q\nwant %q", args, want)
+	}
+	// Defaults, and EXPORT_COMPILE_COMMANDS cannot be turned off.
+	args, _ = ConfigureArgs(ConfigureOptions{Source: "/s", Build: "/b", Defines: map[string]string{"CMAKE_EXPORT_COMPILE_COMMANDS": "OFF"}})
+	if got := strings.Join(args[6:], " "); got != "-DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON" {
+		t.Errorf("defaults: %s", got)
+	}
+	for _, bad := range []string{"A B", "-DX", "X=Y", ""} {
+		if _, err := ConfigureArgs(ConfigureOptions{Defines: map[string]string{bad: "1"}}); err == nil {
+			t.Errorf("define key %q accepted", bad)
+		}
+	}
+	if _, err := ConfigureArgs(ConfigureOptions{Defines: map[string]string{"X": "a\nb"}}); err == nil {
+		t.Error("a value with a line break was accepted")
+	}
+}
+
+func TestParseDiagnostics(t *testing.T) {
+	// Lines as gcc 12, clang 15, nvcc 12 and ld 2.40 print them.
+	log := strings.Join([]string{
+		"[mlxbuild 3/10] Building HIP object mlx/backend/rocm/CMakeFiles/mlx_rocm_kernels.dir/reduce.hip.o",
+		"FAILED: mlx/backend/rocm/CMakeFiles/mlx_rocm_kernels.dir/reduce.hip.o",
+		"/tree/mlx/backend/rocm/reduce.hip:12:26: error: expected expression",
+		"int mlxbuild_planted = ;",
+		"/tree/mlx/backend/rocm/reduce.hip:12:26: error: expected expression",
+		"/tree/mlx/c_api.cpp:3:10: fatal error: missing.h: No such file or directory",
+		"/tree/mlx/backend/cuda/binary.cu(17): error: identifier \"foo\" is undefined",
+		"/usr/bin/ld: main.o: in function `main':",
+		"main.cpp:(.text+0x1d): undefined reference to `mlx_add'",
+		"collect2: error: ld returned 1 exit status",
+		"ninja: build stopped: subcommand failed.",
+	}, "\n")
+	got := ParseDiagnostics(log)
+	want := []string{
+		"/tree/mlx/backend/rocm/reduce.hip:12:26: error: expected expression",
+		"/tree/mlx/c_api.cpp:3:10: error: missing.h: No such file or directory",
+		"/tree/mlx/backend/cuda/binary.cu:17: error: identifier \"foo\" is undefined",
+		"error: main.cpp:(.text+0x1d): undefined reference to `mlx_add'",
+		"error: ld returned 1 exit status",
+	}
+	var gotS []string
+	for _, d := range got {
+		gotS = append(gotS, d.String())
+	}
+	if !reflect.DeepEqual(gotS, want) {
+		t.Errorf("diagnostics\n got %q\nwant %q", gotS, want)
+	}
+	if got[0].File != "/tree/mlx/backend/rocm/reduce.hip" || got[0].Line != 12 || got[0].Col != 26 {
+		t.Errorf("first diagnostic: %+v", got[0])
+	}
+}
+
+func TestFirstCMakeError(t *testing.T) {
+	out := "-- Configuring incomplete, errors occurred!\n" +
+		"CMake Error at CMakeLists.txt:53 (message):\n" +
+		"  MLX_BUILD_ROCM=ON but mlx/backend/rocm is missing: this is the pristine\n" +
+		"  source.\n\n\n-- Configuring incomplete\n"
+	if got := firstCMakeError(out, "/src"); got != "/src/CMakeLists.txt:53: MLX_BUILD_ROCM=ON but mlx/backend/rocm is missing: this is the pristine source." {
+		t.Errorf("got %q", got)
+	}
+	if got := firstCMakeError("CMake Error: The source directory \"/x\" does not exist.\n", "/src"); got != "The source directory \"/x\" does not exist." {
+		t.Errorf("got %q", got)
+	}
+	if got := firstCMakeError("-- all fine\n", "/src"); got != "" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// ninjaOutput is what Ninja 1.11 printed for a ROCm build of the example,
+// with NINJA_STATUS set and a compiler warning between status lines.
+const ninjaOutput = `ninja: Entering directory ` + "`" + `/b'
+[mlxbuild 1/4] Building CXX object CMakeFiles/mlx.dir/mlx/c_api.cpp.o
+[mlxbuild 2/4] Building HIP object mlx/backend/rocm/CMakeFiles/mlx_rocm_kernels.dir/binary.hip.o
+/t/mlx/backend/rocm/binary.hip:9:5: warning: unused variable 'x' [-Wunused-variable]
+[1 warning generated]
+[mlxbuild 3/4] Linking HIP static library libmlx_rocm_kernels.a
+[mlxbuild 4/4] Linking CXX static library libmlx.a
+`
+
+func TestProgressPlain(t *testing.T) {
+	var log, out bytes.Buffer
+	p := newProgress(&log, &out, false)
+	// Split mid-line, as pipes do.
+	p.Write([]byte(ninjaOutput[:100]))
+	p.Write([]byte(ninjaOutput[100:]))
+	p.finish()
+	want := "[1/4] CXX mlx/c_api.cpp\n[2/4] HIP mlx/backend/rocm/binary.hip\n[3/4] LINK libmlx_rocm_kernels.a\n[4/4] LINK libmlx.a\n"
+	if out.String() != want {
+		t.Errorf("progress\n got %q\nwant %q", out.String(), want)
+	}
+	if log.String() != ninjaOutput {
+		t.Error("the log is not Ninja's output byte for byte")
+	}
+	if len(p.steps) != 4 || p.steps[1].Kind != "HIP" || p.steps[1].Output != "mlx/backend/rocm/CMakeFiles/mlx_rocm_kernels.dir/binary.hip.o" || p.total != 4 {
+		t.Errorf("steps %+v total %d", p.steps, p.total)
+	}
+}
+
+func TestProgressTTY(t *testing.T) {
+	var log, out bytes.Buffer
+	p := newProgress(&log, &out, true)
+	p.width = 30
+	p.Write([]byte(ninjaOutput))
+	p.finish()
+	want := "\r\x1b[K[1/4] CXX mlx/c_api.cpp" +
+		"\r\x1b[K[2/4] HIP ...d/rocm/binary.hip" +
+		"\r\x1b[K[3/4] LINK ...x_rocm_kernels.a" +
+		"\r\x1b[K[4/4] LINK libmlx.a\n"
+	if out.String() != want {
+		t.Errorf("TTY progress\n got %q\nwant %q", out.String(), want)
+	}
+}
+
+func TestJobsFor(t *testing.T) {
+	const gib = 1024 * 1024 // KiB
+	cases := []struct {
+		cores  int
+		avail  uint64
+		perJob float64
+		want   int
+	}{
+		{16, 64 * gib, 0, 16},  // memory not limiting
+		{16, 64 * gib, 5, 12},  // 64/5 = 12.8
+		{16, 8 * gib, 5, 1},    // 8/5 = 1.6
+		{16, 2 * gib, 5, 1},    // never below one
+		{2, 0, 5, 2},           // MemAvailable unknown
+		{4, 100 * gib, 0.5, 4}, // cores limiting
+	}
+	for _, c := range cases {
+		if got := jobsFor(c.cores, c.avail, c.perJob); got != c.want {
+			t.Errorf("jobsFor(%d, %d KiB, %g GiB) = %d, want %d", c.cores, c.avail, c.perJob, got, c.want)
+		}
+	}
+	kib, err := memAvailableKiB("testdata/meminfo")
+	if err != nil || kib != 24280544 {
+		t.Errorf("memAvailableKiB(testdata/meminfo) = %d, %v", kib, err)
+	}
+	if DefaultJobs(0) < 1 || DefaultJobs(1e6) != 1 {
+		t.Errorf("DefaultJobs: %d with no limit, %d with 1 PiB per job", DefaultJobs(0), DefaultJobs(1e6))
+	}
+}

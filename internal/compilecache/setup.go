@@ -1,0 +1,113 @@
+package compilecache
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path/filepath"
+	"strconv"
+)
+
+// Languages are the CMake languages whose compiles go through the launcher.
+// A define for a language the project does not enable is harmless.
+var Languages = []string{"C", "CXX", "HIP", "CUDA"}
+
+// Setup returns the CMake defines that put the launcher in front of every
+// compiler (CMAKE_<LANG>_COMPILER_LAUNCHER, the tool's absolute path) and
+// the environment the build needs (to be given to Ninja, not to the stamp).
+//
+// backendDir holds the backend's local cache (<backendDir>/ccache or
+// <backendDir>/sccache). baseDir is a directory above both the tree and the
+// build directory: ccache rewrites absolute paths under it to relative
+// ones, so two checkouts in different directories share cache entries.
+//
+// On a nil *Config the defines set every launcher to "" so that turning the
+// launcher off reconfigures CMake without it; the environment is empty.
+func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, env []string, err error) {
+	defines = map[string]string{}
+	if c == nil {
+		for _, l := range Languages {
+			defines["CMAKE_"+l+"_COMPILER_LAUNCHER"] = ""
+		}
+		return defines, nil, nil
+	}
+	tool, err := c.lookPath()
+	if err != nil {
+		return nil, nil, err
+	}
+	if tool, err = filepath.Abs(tool); err != nil {
+		return nil, nil, err
+	}
+	for _, l := range Languages {
+		defines["CMAKE_"+l+"_COMPILER_LAUNCHER"] = tool
+	}
+	switch c.Tool {
+	case "ccache":
+		env = c.ccacheEnv(backendDir, baseDir)
+	case "sccache":
+		env, err = c.sccacheEnv(backendDir)
+		// sccache's equivalent of CCACHE_BASEDIR (0.15 and newer; older
+		// releases ignore it and share only between identical paths).
+		env = append(env, "SCCACHE_BASEDIRS="+baseDir)
+	}
+	return defines, env, err
+}
+
+func (c *Config) ccacheEnv(backendDir, baseDir string) []string {
+	env := []string{
+		"CCACHE_DIR=" + filepath.Join(backendDir, "ccache"),
+		// Paths under the base directory become relative, and the working
+		// directory is left out of the hash: a checkout's location must
+		// not defeat sharing.
+		"CCACHE_BASEDIR=" + baseDir,
+		"CCACHE_NOHASHDIR=1",
+		// The default (the compiler's mtime) differs between machines that
+		// installed the same compiler at different times; its content
+		// does not.
+		"CCACHE_COMPILERCHECK=content",
+	}
+	if c.Remote != "" {
+		env = append(env, "CCACHE_REMOTE_STORAGE="+c.Remote)
+	} else {
+		// A remote from the user's ccache.conf would be a surprise here.
+		env = append(env, "CCACHE_REMOTE_STORAGE=")
+	}
+	return env
+}
+
+func (c *Config) sccacheEnv(backendDir string) ([]string, error) {
+	dir := filepath.Join(backendDir, "sccache")
+	env := []string{
+		"SCCACHE_DIR=" + dir,
+		// sccache reads its settings once, when its server starts; a
+		// server per cache directory keeps another project's server (with
+		// another store) from serving this build.
+		"SCCACHE_SERVER_PORT=" + strconv.Itoa(sccachePort(dir)),
+	}
+	switch scheme(c.Remote) {
+	case "":
+	case "redis":
+		env = append(env, "SCCACHE_REDIS="+c.Remote)
+	case "http", "https":
+		env = append(env, "SCCACHE_WEBDAV_ENDPOINT="+c.Remote)
+	default:
+		return nil, fmt.Errorf("sccache cannot use %s; use redis:// or an http(s):// WebDAV store", Redact(c.Remote))
+	}
+	return env, nil
+}
+
+// sccachePort maps a cache directory to a port in 20000-29999, so each
+// cache gets its own sccache server.
+func sccachePort(dir string) int {
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	return 20000 + int(h.Sum32()%10000)
+}
+
+func scheme(remote string) string {
+	for i := 0; i < len(remote); i++ {
+		if remote[i] == ':' {
+			return remote[:i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,281 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/overlays"
+)
+
+// Summary is what one build did, for the closing lines and for tests.
+type Summary struct {
+	Backend      string
+	Arch         string // ";"-joined, "" for cpu
+	ArchSource   string
+	Materialize  overlays.Stats
+	Reconfigured bool
+	Why          []string // the stamp changes that caused work; empty = up to date
+	Steps        int      // compile and link steps Ninja ran
+	Phases       []Phase
+	Out          string // the link plan directory
+	LogPath      string
+	Notes        []string
+	// LauncherTool is the compiler launcher used ("" for none) and
+	// Launcher its hits and misses in this build.
+	LauncherTool string
+	Launcher     *compilecache.Stats
+}
+
+// Phase is one timed part of the build.
+type Phase struct {
+	Name string
+	Took time.Duration
+}
+
+// Build runs the whole flow of DESIGN.md for one backend.
+func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
+	sum, _, err := build(ctx, o, target, backend)
+	return sum, err
+}
+
+// build is Build that also returns what it prepared, so verify checks the
+// very build it made without resolving everything again.
+func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
+	o = o.withDefaults()
+	pr := o.printer()
+	t0 := time.Now()
+	p, err := Prepare(ctx, o, target, backend)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range p.Warnings {
+		pr.Warn("%s", w)
+	}
+	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log}
+	if p.Arch != nil {
+		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
+	}
+	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
+
+	if err := cache.Prepare(p.Layout); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+	}
+	defer unlock()
+
+	old, err := cache.ReadStamp(p.Layout.Stamp)
+	if err != nil {
+		return nil, nil, err
+	}
+	cur, err := p.stampInputs()
+	if err != nil {
+		return nil, nil, err
+	}
+	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
+		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], cur.Inputs["pin"]); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, c := range cache.Diff(old, cur) {
+		sum.Why = append(sum.Why, c.String())
+	}
+
+	t := time.Now()
+	pr.Step("source: %s", p.pinLabel())
+	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
+	if err != nil {
+		return nil, nil, err
+	}
+	overlay := p.Config.Overlay(p.Backend)
+	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum.Materialize = stats
+	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
+	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
+
+	// The compiler launcher (ccache/sccache) is kept out of the stamp:
+	// switching it on must not rebuild the tree; its marker file in the
+	// build directory reconfigures CMake when it changes.
+	lc, err := compilecache.FromEnv(p.Config.Project.Launcher, o.Env)
+	if err != nil {
+		return nil, nil, err
+	}
+	ldefs, lenv, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	if errors.Is(err, compilecache.ErrNotInstalled) {
+		pr.Warn("%v; building without a launcher", err)
+		lc = nil
+		ldefs, lenv, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+
+	t = time.Now()
+	needConfigure := configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja"))
+	if compilecache.MarkerChanged(p.Layout.Build, ldefs) {
+		if !needConfigure {
+			sum.Why = append(sum.Why, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
+		}
+		needConfigure = true
+	}
+	if needConfigure {
+		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
+		if err := p.checkArchSupport(); err != nil {
+			return nil, nil, err
+		}
+		defines, err := p.cmakeSetup()
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range ldefs {
+			defines[k] = v
+		}
+		log, err := os.Create(p.Layout.Log + ".configure")
+		if err != nil {
+			return nil, nil, err
+		}
+		err = cmake.Configure(ctx, cmake.ConfigureOptions{
+			Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
+		})
+		log.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+		}
+		if err := compilecache.WriteMarker(p.Layout.Build, ldefs); err != nil {
+			return nil, nil, err
+		}
+		sum.Reconfigured = true
+	}
+	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
+
+	// Shared and system libraries do not depend on the build: check them
+	// now, so a missing one is named before minutes of compiling.
+	if _, err := p.planLink(true); err != nil {
+		return nil, nil, err
+	}
+
+	t = time.Now()
+	jobs, err := p.jobs()
+	if err != nil {
+		return nil, nil, err
+	}
+	pr.Step("build with %d jobs", jobs)
+	if err := lc.ZeroStats(ctx, lenv); err != nil {
+		pr.Warn("%v", err)
+	}
+	res, err := cmake.Build(ctx, cmake.BuildOptions{
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log, Env: lenv,
+	})
+	if lc != nil {
+		sum.LauncherTool = lc.Tool
+		if st, serr := lc.Stats(ctx, lenv); serr == nil {
+			sum.Launcher = &st
+		} else {
+			pr.Warn("%v", serr)
+		}
+	}
+	if err != nil {
+		var be *cmake.BuildError
+		if errors.As(err, &be) {
+			return nil, nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
+		}
+		return nil, nil, err
+	}
+	sum.Steps = res.Steps
+	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
+
+	t = time.Now()
+	plan, err := p.linkPlan()
+	if err != nil {
+		return nil, nil, err
+	}
+	sum.Notes = plan.Notes
+	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+		return nil, nil, err
+	}
+	if err := cache.WriteStamp(p.Layout.Stamp, cur); err != nil {
+		return nil, nil, err
+	}
+	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
+	printSummary(pr, sum)
+	return sum, p, nil
+}
+
+// source is the project's source with paths resolved against the project
+// file's directory; URLs stay as they are.
+func (p *Prepared) source() overlays.Source {
+	s := p.Config.Project.Source
+	git := s.Git
+	if git != "" && !isURL(git) {
+		git = p.Config.Project.Abs(git)
+	}
+	return overlays.Source{Git: git, Pin: s.Pin, Dir: p.Config.Project.Abs(s.Dir)}
+}
+
+func isURL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == ':':
+			return i > 1 && i+2 < len(s) && s[i+1] == '/' && s[i+2] == '/'
+		case !(s[i] >= 'a' && s[i] <= 'z' || s[i] == '+' || s[i] == '-'):
+			return false
+		}
+	}
+	return false
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
+	}
+	return list[0]
+}
+
+// jobs is MLXBUILD_JOBS when set, else what the machine's cores and memory
+// allow for the spec's memory per job.
+func (p *Prepared) jobs() (int, error) {
+	if p.Config.Jobs.Value != "" {
+		return strconv.Atoi(p.Config.Jobs.Value)
+	}
+	return cmake.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB), nil
+}
+
+func (p *Prepared) linkPlan() (*backends.LinkPlan, error) { return p.planLink(false) }
+
+// planLink makes the link plan; skipStatic leaves out the archives the
+// build has not produced yet.
+func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
+	var targets []string
+	if p.Arch != nil {
+		targets = p.Arch.Targets
+	}
+	rerun := []string{p.Config.Project.File}
+	if ov := p.Config.Overlay(p.Backend); ov != "" {
+		rerun = append(rerun, ov)
+	}
+	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
+		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
+	}
+	return backends.PlanLink(p.Spec, backends.LinkInputs{
+		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
+		SkipStatic: skipStatic,
+	})
+}

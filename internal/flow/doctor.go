@@ -1,0 +1,204 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+)
+
+// Finding is one prerequisite doctor looked at.
+type Finding struct {
+	Backend string // "" for what every backend needs
+	What    string
+	OK      bool
+	Detail  string // version, path, or what is wrong
+	Fix     string // what to install or set
+}
+
+// Doctor checks every prerequisite of every backend on this machine and
+// says, for each gap, what to install or set. It changes nothing. It
+// returns the findings and whether anything a backend for this platform
+// needs is missing.
+func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
+	o = o.withDefaults()
+	var fs []Finding
+	tools := []struct{ name, pkg string }{
+		{"cmake", "cmake"}, {"ninja", "ninja-build"}, {"git", "git"}, {"c++", "g++"}, {"readelf", "binutils"},
+	}
+	for _, t := range tools {
+		path, v, err := backends.Tool(t.name)
+		f := Finding{What: t.name, OK: err == nil, Fix: "apt-get install " + t.pkg + " (or `go run mage.go setup`)"}
+		if err != nil {
+			f.Detail = err.Error()
+		} else {
+			f.Detail = describeTool(path, v)
+		}
+		fs = append(fs, f)
+	}
+	cfg, cfgErr := configs.LoadConfig(o.Dir, o.Env)
+	if cfgErr != nil {
+		fs = append(fs, Finding{What: "project file", Detail: cfgErr.Error(), Fix: "create mlxbuild.yaml or set MLXBUILD_CONFIG"})
+	} else {
+		fs = append(fs, Finding{What: "project file", OK: true, Detail: cfg.Project.File})
+		fs = append(fs, launcherFindings(ctx, cfg, o)...)
+	}
+	for _, name := range configs.Names {
+		spec, err := configs.Builtin(name)
+		if cfgErr == nil {
+			spec, err = cfg.Spec(name)
+		}
+		if err != nil {
+			fs = append(fs, Finding{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"})
+			continue
+		}
+		if !contains(spec.Platforms, o.GOOS) {
+			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %v); nothing to check", o.GOOS, spec.Platforms)})
+			continue
+		}
+		fs = append(fs, checkConstraints(spec)...)
+		fs = append(fs, checkToolchain(name, spec, o)...)
+	}
+	missing := false
+	for _, f := range fs {
+		if !f.OK {
+			missing = true
+		}
+	}
+	return fs, missing
+}
+
+func describeTool(path string, v *version.Version) string {
+	if v == nil {
+		return path
+	}
+	return fmt.Sprintf("%s %s", path, v)
+}
+
+func checkConstraints(spec *configs.Spec) []Finding {
+	var fs []Finding
+	tools := make([]string, 0, len(spec.Constraints))
+	for t := range spec.Constraints {
+		if t != "rocm" && t != "cuda" {
+			tools = append(tools, t)
+		}
+	}
+	sort.Strings(tools)
+	for _, t := range tools {
+		c, _ := version.NewConstraint(spec.Constraints[t])
+		_, v, err := backends.Tool(t)
+		f := Finding{Backend: spec.Backend, What: t + " " + spec.Constraints[t]}
+		switch {
+		case err != nil:
+			f.Detail, f.Fix = err.Error(), "install "+t
+		case v == nil:
+			f.Detail, f.Fix = "version unreadable", "check `"+t+" --version`"
+		case !c.Check(v):
+			f.Detail, f.Fix = v.String()+" is too old", "install a newer "+t
+		default:
+			f.OK, f.Detail = true, v.String()
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
+	var fs []Finding
+	switch name {
+	case "rocm":
+		r, err := backends.LocateROCm(o.Env)
+		if err != nil {
+			return append(fs, Finding{Backend: name, What: "ROCm toolchain", Detail: err.Error(),
+				Fix: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH"})
+		}
+		fs = append(fs, Finding{Backend: name, What: "ROCm toolchain", OK: true, Detail: r.String()})
+		fs = append(fs, versionFinding(name, "rocm", spec, r.Version))
+		fs = append(fs, libFindings(name, spec, r.LibDir, "ROCM_PATH")...)
+		if _, err := exec.LookPath("rocminfo"); err != nil {
+			fs = append(fs, Finding{Backend: name, What: "rocminfo", Detail: "not found (the KFD probe still works on a GPU machine)", Fix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES", OK: true})
+		}
+	case "cuda":
+		c, err := backends.LocateCUDA(o.Env)
+		if err != nil {
+			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error(), Fix: "install the CUDA toolkit under /usr/local/cuda or set CUDA_HOME"})
+		}
+		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
+		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))
+		fs = append(fs, libFindings(name, spec, c.LibDir, "CUDA_HOME")...)
+	}
+	return fs
+}
+
+func versionFinding(backend, tool string, spec *configs.Spec, v *version.Version) Finding {
+	f := Finding{Backend: backend, What: tool + " version", OK: true}
+	cs, ok := spec.Constraints[tool]
+	if !ok || v == nil {
+		f.Detail = "no constraint or unreadable version"
+		return f
+	}
+	c, _ := version.NewConstraint(cs)
+	f.What += " " + cs
+	f.Detail = v.String()
+	if !c.Check(v) {
+		f.OK, f.Fix = false, "install a newer "+tool
+	}
+	return f
+}
+
+// libFindings reports the spec's shared libraries that the toolchain lacks.
+func libFindings(backend string, spec *configs.Spec, libDir, envVar string) []Finding {
+	var fs []Finding
+	for _, l := range spec.Link.Dynamic {
+		if l.Toolchain != "" {
+			continue // version-dependent; the build decides
+		}
+		path, ok := findSharedLib(libDir, l.Name)
+		f := Finding{Backend: backend, What: "lib" + l.Name, OK: ok, Detail: path}
+		if !ok {
+			f.Detail = "not in " + libDir
+			f.Fix = fmt.Sprintf("install %s, set %s, or drop it with link.remove in a project spec override", l.Package, envVar)
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// launcherFindings checks the compiler launcher and that its remote cache
+// answers, when the project or the environment asks for one.
+func launcherFindings(ctx context.Context, cfg *configs.Config, o Options) []Finding {
+	lc, err := compilecache.FromEnv(cfg.Project.Launcher, o.Env)
+	if err != nil {
+		return []Finding{{What: "launcher", Detail: err.Error(), Fix: "fix launcher: in the project file or MLXBUILD_LAUNCHER*"}}
+	}
+	if lc == nil {
+		return []Finding{{What: "launcher", OK: true, Detail: "none configured (launcher: in mlxbuild.yaml shares a compile cache; docs/scaling.md)"}}
+	}
+	var fs []Finding
+	for _, f := range lc.Check(ctx) {
+		fs = append(fs, Finding{What: "launcher " + f.What, OK: f.OK, Detail: f.Detail, Fix: fixFor(f.OK, "install "+lc.Tool+" or start the remote cache it names; builds still work without it")})
+	}
+	return fs
+}
+
+func fixFor(ok bool, fix string) string {
+	if ok {
+		return ""
+	}
+	return fix
+}

@@ -1,0 +1,49 @@
+// Package job runs mlxbuild's main flows (build, plan) over the plain
+// packages: it loads the configuration, selects the backend, locates the
+// toolchain, resolves architectures, materializes the tree, decides what to
+// redo from the stamp, drives CMake and writes the link plan. Targets are
+// thin wrappers over it, so the flow is testable without Mage.
+package flow
+
+import (
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/mlxbuild/mlxbuild/internal/ui"
+)
+
+// Version is mlxbuild's version; it is part of every stamp, so a new
+// mlxbuild rebuilds what an older one built.
+const Version = "0.1.0"
+
+// Options are the ambient facts of one run. The zero value means this
+// process's working directory, environment, platform and streams.
+type Options struct {
+	Dir    string              // where to start looking for mlxbuild.yaml
+	Env    func(string) string // environment lookup
+	GOOS   string
+	Stdout io.Writer // results meant for programs (plan JSON, lists)
+	Stderr io.Writer // progress and diagnostics for people
+}
+
+func (o Options) withDefaults() Options {
+	if o.Dir == "" {
+		o.Dir, _ = os.Getwd()
+	}
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	if o.GOOS == "" {
+		o.GOOS = runtime.GOOS
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	return o
+}
+
+func (o Options) printer() *ui.Printer { return ui.New(o.Stderr, o.Env) }

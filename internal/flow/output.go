@@ -1,0 +1,96 @@
+package flow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
+)
+
+// writeLinkPlan writes cargo.txt, ldflags.txt and link.json, each through
+// a temporary file and a rename, so a consumer never reads half a plan.
+func writeLinkPlan(dir string, p *backends.LinkPlan) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"cargo.txt":   []byte(p.Cargo()),
+		"ldflags.txt": []byte(p.Ldflags()),
+		"link.json":   p.JSON(),
+	}
+	for name, data := range files {
+		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic replaces path with data unless it already holds exactly
+// that: a build script that watches cargo.txt must not rerun (and relink
+// the consumer) after a no-op build.
+func writeAtomic(path string, data []byte) error {
+	_, err := atomicfile.WriteIfChanged(path, data, 0o644)
+	return err
+}
+
+// systemLibDirs are the directories the system linker searches by default
+// on this machine, for the existence check of system libraries.
+func systemLibDirs() []string {
+	dirs := []string{"/usr/local/lib", "/lib", "/usr/lib", "/lib64", "/usr/lib64"}
+	if m, _ := filepath.Glob("/usr/lib/*-linux-gnu"); len(m) > 0 {
+		dirs = append(dirs, m...)
+	}
+	if m, _ := filepath.Glob("/lib/*-linux-gnu"); len(m) > 0 {
+		dirs = append(dirs, m...)
+	}
+	// libstdc++.so (the link-time name) lives in GCC's own directory.
+	if m, _ := filepath.Glob("/usr/lib/gcc/*/*"); len(m) > 0 {
+		dirs = append(dirs, m...)
+	}
+	return dirs
+}
+
+func printSummary(pr *ui.Printer, s *Summary) {
+	if len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && s.Materialize.Written+s.Materialize.Restored+s.Materialize.Removed+s.Materialize.Touched == 0 {
+		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", s.Backend)
+	} else {
+		pr.Done("%s built", s.Backend)
+		for _, w := range s.Why {
+			pr.Info("because %s", w)
+		}
+	}
+	if s.Arch != "" {
+		pr.Info("architectures: %s (from %s)", s.Arch, s.ArchSource)
+	}
+	m := s.Materialize
+	pr.Info("tree: %d files written, %d restored, %d removed, %d touched, %d unchanged", m.Written, m.Restored, m.Removed, m.Touched, m.Unchanged)
+	if s.Reconfigured {
+		pr.Info("cmake: reconfigured")
+	} else {
+		pr.Info("cmake: configure skipped (no configure input changed)")
+	}
+	pr.Info("ninja: %d steps run", s.Steps)
+	if s.LauncherTool != "" {
+		if s.Launcher != nil {
+			pr.Info("launcher %s: %s", s.LauncherTool, s.Launcher)
+		} else {
+			pr.Info("launcher %s: statistics unavailable", s.LauncherTool)
+		}
+	}
+	var parts []string
+	for _, ph := range s.Phases {
+		parts = append(parts, fmt.Sprintf("%s %s", ph.Name, ph.Took.Round(time.Millisecond)))
+	}
+	pr.Info("time: %s", strings.Join(parts, ", "))
+	for _, n := range s.Notes {
+		pr.Info("note: %s", n)
+	}
+	pr.Info("link plan: %s/{cargo.txt,ldflags.txt,link.json}", s.Out)
+	pr.Info("build log: %s", s.LogPath)
+}

@@ -1,0 +1,182 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+)
+
+// Plan prints the resolved spec of a backend (defines, link libraries,
+// triggers, each with where it came from) and what a build would redo and
+// why. It writes nothing.
+func Plan(ctx context.Context, o Options, target, backend string) error {
+	o = o.withDefaults()
+	p, err := Prepare(ctx, o, target, backend)
+	if err != nil {
+		return err
+	}
+	w := o.Stdout
+	fmt.Fprintf(w, "backend:   %s (%s)\n", p.Backend, p.Spec.Description)
+	fmt.Fprintf(w, "project:   %s\n", p.Config.Project.File)
+	fmt.Fprintf(w, "spec:      %s\n", p.Spec.Source)
+	fmt.Fprintf(w, "source:    %s\n", p.pinLabel())
+	fmt.Fprintf(w, "overlay:   %s\n", orNone(p.Config.Overlay(p.Backend)))
+	fmt.Fprintf(w, "cache:     %s (%s)\n", p.Layout.Dir, p.Config.CacheRoot.Origin)
+	if p.Toolchain != nil {
+		fmt.Fprintf(w, "toolchain: %s %s at %s (lib %s)\n", p.Toolchain.Name, verString(p.Toolchain), p.Toolchain.Root, p.Toolchain.Lib)
+	}
+	if p.Arch != nil {
+		fmt.Fprintf(w, "architectures: %s (from %s) -> %s\n", strings.Join(p.Arch.Targets, ";"), p.Arch.Source, strings.Join(p.Spec.Architectures.CMake, ", "))
+	}
+	jobs, origin := p.Config.Jobs.Value, p.Config.Jobs.Origin
+	if jobs == "" {
+		n, _ := p.jobs()
+		jobs, origin = fmt.Sprint(n), "from cores and memory"
+	}
+	fmt.Fprintf(w, "jobs:      %s (%s)\n", jobs, origin)
+	if lc, err := compilecache.FromEnv(p.Config.Project.Launcher, p.Opts.Env); err != nil {
+		return err
+	} else if lc != nil {
+		remote := "local cache only"
+		if lc.Remote != "" {
+			remote = "remote " + compilecache.Redact(lc.Remote)
+		}
+		fmt.Fprintf(w, "launcher:  %s, %s (%s; not a stamp input)\n", lc.Tool, remote, lc.From)
+	}
+	fmt.Fprintln(w, "defines:")
+	for _, d := range p.Spec.ActiveDefines(p.Opts.GOOS) {
+		fmt.Fprintf(w, "  %-28s %-40s %s\n", d.Name, backends.Expand(d.Value, p.Toolchain), origin0(d.Origin))
+	}
+	fmt.Fprintln(w, "link:")
+	for _, l := range []struct {
+		kind string
+		libs []configs.Lib
+	}{{"static", p.Spec.Link.Static}, {"dynamic", p.Spec.Link.Dynamic}, {"system", p.Spec.Link.System}, {"framework", p.Spec.Link.Frameworks}} {
+		for _, lib := range l.libs {
+			if !lib.On(p.Opts.GOOS) {
+				continue
+			}
+			extra := ""
+			if lib.Toolchain != "" {
+				extra = " (toolchain " + lib.Toolchain + ")"
+			}
+			fmt.Fprintf(w, "  %-9s %-28s %s%s\n", l.kind, lib.Name, origin0(lib.Origin), extra)
+		}
+	}
+	mode := p.Spec.Rpath.Mode
+	if mode == "" {
+		mode = "runpath"
+	}
+	var dirs []string
+	for _, d := range p.Spec.Rpath.Dirs {
+		dirs = append(dirs, backends.Expand(d, p.Toolchain))
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"(none beyond the link search directories)"}
+	}
+	fmt.Fprintf(w, "run path:  %s %s\n", mode, strings.Join(dirs, ":"))
+	fmt.Fprintf(w, "triggers:  env %s", strings.Join(p.Spec.Triggers.Env, ", "))
+	if len(p.Spec.Triggers.Paths) > 0 {
+		fmt.Fprintf(w, "; paths %s", strings.Join(p.Spec.Triggers.Paths, ", "))
+	}
+	fmt.Fprintln(w)
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "warning:   %s\n", warn)
+	}
+	// The libraries that do not depend on the build can be checked now:
+	// a build would stop on them before compiling.
+	if _, err := p.planLink(true); err != nil {
+		fmt.Fprintf(w, "warning:   a build would stop before compiling: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n           "))
+	}
+	return p.explain(w)
+}
+
+// explain says what a build would redo, from the stamp.
+func (p *Prepared) explain(w io.Writer) error {
+	old, err := cache.ReadStamp(p.Layout.Stamp)
+	if err != nil {
+		return err
+	}
+	cur, err := p.stampInputs()
+	if err != nil {
+		return err
+	}
+	var reasons []string
+	for _, c := range cache.Diff(old, cur) {
+		reasons = append(reasons, c.String())
+	}
+	launcherChanged, err := p.launcherChanged()
+	if err != nil {
+		return err
+	}
+	if launcherChanged && len(reasons) == 0 {
+		reasons = append(reasons, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
+	}
+	if len(reasons) == 0 {
+		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
+		return nil
+	}
+	what := "build (Ninja decides which files)"
+	if configureChanged(old, cur) || launcherChanged {
+		what = "configure and build"
+	}
+	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
+		what = "purge the old pin's tree and build directory, then configure and build"
+	}
+	fmt.Fprintf(w, "would redo: %s, because:\n", what)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
+	return nil
+}
+
+// launcherChanged reports whether the compiler launcher settings differ
+// from those the build directory was configured with. Setup computes the
+// settings without writing anything.
+func (p *Prepared) launcherChanged() (bool, error) {
+	if !exists(filepath.Join(p.Layout.Build, "build.ninja")) {
+		return false, nil
+	}
+	lc, err := compilecache.FromEnv(p.Config.Project.Launcher, p.Opts.Env)
+	if err != nil {
+		return false, err
+	}
+	ldefs, _, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	if errors.Is(err, compilecache.ErrNotInstalled) {
+		lc = nil
+		ldefs, _, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	}
+	if err != nil {
+		return false, err
+	}
+	return compilecache.MarkerChanged(p.Layout.Build, ldefs), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func origin0(s string) string {
+	if strings.HasPrefix(s, "configs/") {
+		return "built-in " + s
+	}
+	return "project " + s
+}
+
+func verString(t *backends.ToolchainInfo) string {
+	if t.Version == nil {
+		return "(version unknown)"
+	}
+	return t.Version.String()
+}

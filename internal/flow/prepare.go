@@ -1,0 +1,213 @@
+package flow
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
+)
+
+// Prepared is everything known about a build before the disk is touched:
+// steps 1 to 4 of DESIGN.md's flow.
+type Prepared struct {
+	Opts      Options
+	Config    *configs.Config
+	Backend   string
+	Spec      *configs.Spec
+	Layout    cache.Layout
+	Toolchain *backends.ToolchainInfo // nil for cpu and metal
+	ROCm      *backends.ROCm
+	CUDA      *backends.CUDA
+	Arch      *arch.Result // nil for backends without architectures
+	// Defines are the CMake cache entries, and CMakeEnv the variables
+	// CMake's environment needs (Debian's HIP layout).
+	Defines  map[string]string
+	CMakeEnv []string
+	Warnings []string
+}
+
+// Prepare loads the configuration, selects the backend (from the target's
+// own backend, MLXBUILD_BACKENDS and Cargo features), locates the toolchain,
+// checks version constraints and resolves the architectures.
+func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared, error) {
+	o = o.withDefaults()
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := cfg.Spec(chosen)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}
+	if err := p.locateToolchain(); err != nil {
+		return nil, err
+	}
+	if err := p.checkConstraints(); err != nil {
+		return nil, err
+	}
+	if err := p.resolveArch(ctx); err != nil {
+		return nil, err
+	}
+	for _, d := range spec.ActiveDefines(o.GOOS) {
+		p.Defines[d.Name] = backends.Expand(d.Value, p.Toolchain)
+	}
+	if p.Arch != nil {
+		for _, v := range spec.Architectures.CMake {
+			p.Defines[v] = arch.Join(p.Arch.Targets)
+		}
+	}
+	return p, nil
+}
+
+// cmakeSetup adds what CMake needs for the toolchain's layout (Debian's
+// HIP). It writes a small prefix under the cache, so plan never calls it;
+// its values follow from the toolchain root and version, both stamped.
+func (p *Prepared) cmakeSetup() (map[string]string, error) {
+	defs := map[string]string{}
+	for k, v := range p.Defines {
+		defs[k] = v
+	}
+	if p.ROCm != nil {
+		extra, env, err := p.ROCm.CMakeSetup(p.Layout.Dir + "/hip-prefix")
+		if err != nil {
+			return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
+		}
+		for k, v := range extra {
+			defs[k] = v
+		}
+		p.CMakeEnv = env
+	}
+	return defs, nil
+}
+
+func (p *Prepared) locateToolchain() error {
+	t := p.Spec.Toolchain
+	if t == nil {
+		return nil
+	}
+	switch t.Name {
+	case "rocm":
+		r, err := backends.LocateROCm(p.Opts.Env)
+		if err != nil {
+			return err
+		}
+		p.ROCm = r
+		p.Toolchain = &backends.ToolchainInfo{Name: "rocm", Env: t.Env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
+	case "cuda":
+		c, err := backends.LocateCUDA(p.Opts.Env)
+		if err != nil {
+			return err
+		}
+		p.CUDA = c
+		p.Toolchain = &backends.ToolchainInfo{Name: "cuda", Env: t.Env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
+	default:
+		return configs.Usagef("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
+	}
+	return nil
+}
+
+// checkConstraints applies the spec's version constraints (go-version
+// syntax) to the tools and the toolchain.
+func (p *Prepared) checkConstraints() error {
+	tools := make([]string, 0, len(p.Spec.Constraints))
+	for tool := range p.Spec.Constraints {
+		tools = append(tools, tool)
+	}
+	sort.Strings(tools)
+	var problems, missing []string
+	for _, tool := range tools {
+		c, _ := version.NewConstraint(p.Spec.Constraints[tool])
+		var v *version.Version
+		switch tool {
+		case "rocm", "cuda":
+			if p.Toolchain == nil || p.Toolchain.Name != tool {
+				continue
+			}
+			v = p.Toolchain.Version
+		default:
+			_, tv, err := backends.Tool(tool)
+			if err != nil {
+				missing = append(missing, fmt.Sprintf("%s: %v", tool, err))
+				continue
+			}
+			v = tv
+		}
+		if v == nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("could not read the version of %s to check %q", tool, p.Spec.Constraints[tool]))
+			continue
+		}
+		if !c.Check(v) {
+			problems = append(problems, fmt.Sprintf("%s %s does not satisfy %q (from %s); install a newer %s", tool, v, p.Spec.Constraints[tool], p.Spec.Source, tool))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the %s build needs tools this machine lacks:\n  %s\n(on Debian and Ubuntu, `go run mage.go setup` installs them; `doctor` lists every gap)", p.Backend, strings.Join(missing, "\n  "))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func (p *Prepared) resolveArch(ctx context.Context) error {
+	a := p.Spec.Architectures
+	if a == nil {
+		return nil
+	}
+	opts := arch.Options{Env: p.Opts.Env, Default: a.Default}
+	var r arch.Result
+	var err error
+	switch p.Backend {
+	case "rocm":
+		r, err = arch.ResolveROCm(ctx, opts)
+	case "cuda":
+		r, err = arch.ResolveCUDA(ctx, opts)
+	default:
+		return fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", p.Backend)
+	}
+	if err != nil {
+		return err
+	}
+	p.Arch = &r
+	p.Warnings = append(p.Warnings, r.Warnings...)
+	return nil
+}
+
+// checkArchSupport asks the toolchain whether it can compile every target
+// (Debian's ROCm 5.2 cannot compile gfx11xx), so the user reads that plainly
+// instead of a device-library error deep in the log. Each target costs a
+// probe compile, so it runs only before a configure.
+func (p *Prepared) checkArchSupport() error {
+	if p.ROCm == nil || p.Arch == nil {
+		return nil
+	}
+	for _, t := range p.Arch.Targets {
+		if err := p.ROCm.SupportsArch(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// specHash fingerprints the effective spec, so any change to it (built-in
+// or override) is a stamp input.
+func specHash(s *configs.Spec) string {
+	data, _ := json.Marshal(s)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}

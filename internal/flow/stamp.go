@@ -1,0 +1,112 @@
+package flow
+
+import (
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/overlays"
+)
+
+// stampInputs is every input of the build, by the names plan prints.
+// Values of trigger variables are recorded as set or unset plainly; a
+// launcher's settings are deliberately absent (switching ccache on must not
+// rebuild the tree).
+func (p *Prepared) stampInputs() (*cache.Stamp, error) {
+	s := &cache.Stamp{Inputs: map[string]string{
+		"spec":             specHash(p.Spec),
+		"pin":              p.pinLabel(),
+		"mlxbuild.version": Version,
+	}}
+	if p.Arch != nil {
+		s.Inputs["architectures"] = arch.Join(p.Arch.Targets)
+	}
+	if p.Toolchain != nil {
+		s.Inputs["toolchain.root"] = p.Toolchain.Root
+		if p.Toolchain.Version != nil {
+			s.Inputs["toolchain.version"] = p.Toolchain.Version.String()
+		}
+	}
+	// The architecture variable and the CMake variables that receive the
+	// list are the "architectures" input already: one change, one reason.
+	derived := map[string]bool{}
+	if a := p.Spec.Architectures; a != nil {
+		derived["env:"+a.Env] = true
+		for _, v := range a.CMake {
+			derived["define:"+v] = true
+		}
+	}
+	for _, e := range p.Spec.Triggers.Env {
+		if v, ok := lookupEnv(p.Opts.Env, e); ok && !derived["env:"+e] {
+			s.Inputs["env:"+e] = v
+		}
+	}
+	for k, v := range p.Defines {
+		if !derived["define:"+k] {
+			s.Inputs["define:"+k] = v
+		}
+	}
+	if ov := p.Config.Overlay(p.Backend); ov != "" {
+		files, err := overlays.OverlayFiles(ov, p.Spec.Records)
+		if err != nil {
+			return nil, err
+		}
+		s.SetOverlay(files)
+	}
+	return s, nil
+}
+
+func lookupEnv(env func(string) string, name string) (string, bool) {
+	v := env(name)
+	return v, v != ""
+}
+
+// pinLabel names the pristine source for the stamp: the pin, or for a
+// checkout used as is, its directory (and pin when one is declared).
+func (p *Prepared) pinLabel() string {
+	src := p.Config.Project.Source
+	if src.Dir != "" {
+		if src.Pin != "" {
+			return src.Pin + " (dir " + p.Config.Project.Abs(src.Dir) + ")"
+		}
+		return "dir " + p.Config.Project.Abs(src.Dir)
+	}
+	return src.Pin
+}
+
+// configureChanged reports whether a change needs CMake's configure step:
+// any input but overlay file contents (Ninja follows those), or an overlay
+// file that appeared or vanished (a glob in CMake may need to see it).
+func configureChanged(old, cur *cache.Stamp) bool {
+	if old == nil {
+		return true
+	}
+	for _, pair := range [][2]*cache.Stamp{{old, cur}, {cur, old}} {
+		for k, v := range pair[0].Inputs {
+			w, ok := pair[1].Inputs[k]
+			if !ok {
+				return true
+			}
+			if v != w && !strings.HasPrefix(k, cache.OverlayPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,215 @@
+// Package build benchmarks a no-op `build:rocm` of the bundled example as
+// a developer runs it: through a compiled Mage binary, over the repository's
+// own mlxbuild.yaml and a warm cache (both copied to a temporary directory
+// with examples/minimlx, so edits in the working tree during a run do not
+// count), side by side with a bare `ninja -C
+// <build>` no-op of the same build directory (the floor: Ninja alone must
+// stat every file of the tree), and with flow.Build in-process (the same work
+// without the process start, to split the overhead).
+//
+//	go test ./bench/build -run '^$' -bench . -benchtime 20x
+//
+// The set-up compiles the Mage binary (go run mage.go -compile, 15-20 s
+// cold) and builds the example for gfx1030;gfx90a once (about 20 s on 2
+// cores), in a temporary cache.
+package build
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// archs are fixed so the measure does not depend on the machine's GPU.
+const archs = "gfx1030;gfx90a"
+
+// setup is shared by every call of the benchmark function (Go calls it once
+// per b.N it tries).
+var setup struct {
+	once          sync.Once
+	err           error
+	dir           string // temporary: the binary, the project and the cache
+	repo, bin     string // the repository; the Mage binary compiled from it
+	project       string // the copy of the repository's project
+	cache, ninjad string
+	env           []string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if setup.dir != "" {
+		os.RemoveAll(setup.dir)
+	}
+	os.Exit(code)
+}
+
+func prepare(b *testing.B) {
+	for _, tool := range []string{"go", "cmake", "ninja", "hipcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "" {
+				b.Skipf("%s is not installed; CI fails here", tool)
+			}
+			b.Fatalf("%s is not installed: CI must install it", tool)
+		}
+	}
+	setup.once.Do(func() { setup.err = doSetup() })
+	if setup.err != nil {
+		b.Fatal(setup.err)
+	}
+}
+
+func doSetup() error {
+	var err error
+	if setup.dir, err = os.MkdirTemp("", "mlxbuild-build-bench-"); err != nil {
+		return err
+	}
+	if setup.repo, err = filepath.Abs(filepath.Join("..", "..", "..")); err != nil {
+		return err
+	}
+	setup.bin = filepath.Join(setup.dir, "mlxbuild")
+	setup.project = filepath.Join(setup.dir, "project")
+	if err := copyTree(filepath.Join(setup.repo, "mlxbuild.yaml"), filepath.Join(setup.project, "mlxbuild.yaml")); err != nil {
+		return err
+	}
+	if err := copyTree(filepath.Join(setup.repo, "examples", "minimlx"), filepath.Join(setup.project, "examples", "minimlx")); err != nil {
+		return err
+	}
+	setup.cache = filepath.Join(setup.dir, "cache")
+	setup.ninjad = filepath.Join(setup.cache, "rocm", "build")
+	setup.env = append(os.Environ(), "MLXBUILD_CACHE="+setup.cache, "MLX_ROCM_ARCHITECTURES="+archs, "NO_COLOR=1",
+		"MLXBUILD_CONFIG=", "MLXBUILD_BACKENDS=")
+	ctx := context.Background()
+	if out, err := runIn(ctx, setup.repo, nil, "go", "run", "mage.go", "-compile", setup.bin); err != nil {
+		return fmt.Errorf("compiling the Mage binary: %v\n%s", err, out)
+	}
+	// The first run builds; the second must already be a no-op.
+	for i := 0; i < 2; i++ {
+		if out, err := runIn(ctx, setup.project, setup.env, setup.bin, "build:rocm"); err != nil {
+			return fmt.Errorf("%s build:rocm: %v\n%s", setup.bin, err, out)
+		}
+	}
+	return nil
+}
+
+// copyTree copies the file or the regular files under src to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+}
+
+func runIn(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
+	var out bytes.Buffer
+	_, err := proc.Run(ctx, proc.Cmd{Path: name, Args: args, Dir: dir, Env: env, Stdout: &out, Stderr: &out})
+	return out.String(), err
+}
+
+// BenchmarkNoopROCm runs, in each iteration and in this order, the Mage
+// binary's build:rocm, flow.Build in-process, backends.LocateROCm and
+// ninja -C <build>, each a no-op, and reports each one's ms/op, the ratios
+// mage/ninja, inproc/ninja and locate/inproc, and flow.Build's phases (Summary.Phases) of the in-process
+// runs, to show where a no-op's time goes.
+func BenchmarkNoopROCm(b *testing.B) {
+	prepare(b)
+	ctx := context.Background()
+	env := func(k string) string {
+		switch k {
+		case "MLXBUILD_CACHE":
+			return setup.cache
+		case "MLX_ROCM_ARCHITECTURES":
+			return archs
+		case "NO_COLOR":
+			return "1"
+		case "MLXBUILD_CONFIG", "MLXBUILD_BACKENDS":
+			return ""
+		}
+		return os.Getenv(k)
+	}
+	phases := map[string]time.Duration{} // flow.Build's own split of the in-process runs
+	opts := flow.Options{Dir: setup.project, Env: env, Stdout: io.Discard, Stderr: io.Discard}
+	tools := []struct {
+		name string
+		run  func() error
+	}{
+		{"mage", func() error {
+			out, err := runIn(ctx, setup.project, setup.env, setup.bin, "build:rocm")
+			if err == nil && !strings.Contains(out, "rocm is up to date") {
+				err = fmt.Errorf("not a no-op:\n%s", out)
+			}
+			return err
+		}},
+		{"inproc", func() error {
+			sum, err := flow.Build(ctx, opts, "build:rocm", "rocm")
+			if err == nil && (sum.Steps != 0 || sum.Reconfigured) {
+				err = fmt.Errorf("not a no-op: %+v", sum)
+			}
+			if err == nil {
+				for _, ph := range sum.Phases {
+					phases[ph.Name] += ph.Took
+				}
+			}
+			return err
+		}},
+		// Not a build: the part of flow.Prepare that starts programs
+		// (hipcc --version, hipconfig), to attribute the prepare phase.
+		{"locate-rocm", func() error {
+			_, err := backends.LocateROCm(env)
+			return err
+		}},
+		{"ninja", func() error {
+			out, err := runIn(ctx, "", nil, "ninja", "-C", setup.ninjad)
+			if err == nil && !strings.Contains(out, "no work to do") {
+				err = fmt.Errorf("not a no-op:\n%s", out)
+			}
+			return err
+		}},
+	}
+	sum := make([]time.Duration, len(tools))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, tool := range tools {
+			t0 := time.Now()
+			if err := tool.run(); err != nil {
+				b.Fatalf("%s: %v", tool.name, err)
+			}
+			sum[j] += time.Since(t0)
+		}
+	}
+	b.StopTimer()
+	ms := map[string]float64{}
+	for j, tool := range tools {
+		ms[tool.name] = float64(sum[j].Microseconds()) / 1000 / float64(b.N)
+		b.ReportMetric(ms[tool.name], tool.name+"-ms/op")
+	}
+	b.ReportMetric(ms["mage"]/ms["ninja"], "mage/ninja")
+	b.ReportMetric(ms["inproc"]/ms["ninja"], "inproc/ninja")
+	b.ReportMetric(ms["locate-rocm"]/ms["inproc"], "locate/inproc")
+	for name, d := range phases {
+		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "inproc-"+strings.ReplaceAll(name, " ", "-")+"-ms/op")
+	}
+}

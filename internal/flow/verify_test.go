@@ -75,3 +75,59 @@ func TestVerifyBundledExample(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyWhenTheBuildCannotRun is the real fork on Debian's ROCm 5.2 in
+// small: the toolchain the build needs is not there, yet verify:rocm runs
+// every check that reads only sources, writes all its reports, says which
+// checks were not run and why, and fails.
+func TestVerifyWhenTheBuildCannotRun(t *testing.T) {
+	testutil.NeedTools(t, "git")
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MLXBUILD_CACHE", t.TempDir())
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	t.Setenv("ROCM_PATH", t.TempDir()) // an empty prefix: no hipcc, no libraries
+	dir := t.TempDir()
+	xmlReport, jsonReport := filepath.Join(dir, "verify.xml"), filepath.Join(dir, "verify.json")
+	t.Setenv(verify.ReportEnv, "junit:"+xmlReport+",json:"+jsonReport)
+	var stdout, stderr bytes.Buffer
+	r, err := flow.Verify(context.Background(), flow.Options{Dir: repo, Stdout: &stdout, Stderr: &stderr}, "rocm")
+	if err != nil {
+		t.Fatalf("verify:rocm returned an error instead of a report: %v\n%s", err, stdout.String())
+	}
+	t.Logf("verify:rocm:\n%s", stdout.String())
+	if !r.Failed {
+		t.Error("verify passed although the build did not run")
+	}
+	want := map[string]verify.Status{
+		"config": verify.Pass, "build": verify.Fail,
+		"records": verify.Pass, "kernel_keys": verify.Pass, "wave32": verify.Pass, "hygiene": verify.Pass,
+		"integrity": verify.NotRun, "isolation": verify.NotRun, "rules": verify.NotRun, "link": verify.NotRun,
+	}
+	got := map[string]verify.Status{}
+	for _, res := range r.Results {
+		got[res.Check] = res.Status
+		if res.Status == verify.NotRun && !strings.Contains(res.Reason, "build") {
+			t.Errorf("%s not run without saying why: %q", res.Check, res.Reason)
+		}
+		if res.Check == "build" && (len(res.Findings) == 0 || !strings.Contains(res.Findings[0].Message, "ROCM_PATH")) {
+			t.Errorf("the build check does not carry the build's error: %+v", res)
+		}
+	}
+	for name, st := range want {
+		if got[name] != st {
+			t.Errorf("%s: %v, want %v", name, got[name], st)
+		}
+	}
+	for _, p := range []string{xmlReport, jsonReport} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("report %s not written: %v", p, err)
+		}
+		if !strings.Contains(string(data), "kernel_keys") || !strings.Contains(string(data), "not run") && !strings.Contains(string(data), "not-run") {
+			t.Errorf("%s lacks the static checks or the not-run ones:\n%s", p, data)
+		}
+	}
+}

@@ -23,6 +23,10 @@ import (
 // for how kernels are followed). The files that hold call sites are the
 // scope; Files and Count declare it, so a file entering or leaving scope
 // fails until the declaration follows.
+//
+// It also follows the implementation: every module cache look-up
+// (get_jit_module) must key the module by what its source depends on (see
+// check_modulecache.go).
 type KernelKeys struct {
 	// Root is the directory the scope is searched in (the tree or an overlay).
 	Root string `yaml:"root" required:"true"`
@@ -67,7 +71,7 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 	}
 	var fs []Finding
 	var scope []string
-	sites := 0
+	sites, caches := 0, 0
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			return skipped(c.Name(), "stopped: "+ctx.Err().Error())
@@ -83,9 +87,12 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 			sites += n
 		}
 		fs = append(fs, ffs...)
+		m, mfs := checkModuleCache(display(c.Root, rel), src)
+		caches += m
+		fs = append(fs, mfs...)
 	}
 	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
-	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files", sites, len(scope)))
+	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files, %d module cache look-ups", sites, len(scope), caches))
 }
 
 // scopeFindings compares the files found in scope with the declaration.

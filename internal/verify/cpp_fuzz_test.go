@@ -44,6 +44,7 @@ func FuzzSourceChecks(f *testing.F) {
 		"testdata/kernelkeys/clean/mlx/backend/cuda/rope_kernel.cpp",
 		"testdata/wave32/clean/device/lane_mask.hip",
 		"testdata/wave32/clean/jit_kernels.cpp",
+		"testdata/kernelkeys/modulecache/mlx/backend/rocm/custom_kernel.cpp",
 	} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -56,7 +57,8 @@ func FuzzSourceChecks(f *testing.F) {
 		lines := bytes.Count(src, []byte("\n")) + 1
 		_, ks := checkKernelKeys("f", src)
 		ws, _ := checkWave32("f", src)
-		for _, fd := range append(ks, ws...) {
+		_, ms := checkModuleCache("f", src)
+		for _, fd := range append(append(ks, ws...), ms...) {
 			if fd.Line < 1 || fd.Line > lines || fd.Fix == "" {
 				t.Fatalf("finding %+v outside lines 1..%d or without a fix", fd, lines)
 			}

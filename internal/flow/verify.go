@@ -20,13 +20,14 @@ import (
 type verifyDecl struct {
 	Records    *recordsDecl `yaml:"records"`
 	KernelKeys *struct {
-		At      configs.Pos
-		Scope   string   `yaml:"scope"`
-		Root    string   `yaml:"root"`
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
-		Files   []string `yaml:"files"`
-		Count   int      `yaml:"count"`
+		At       configs.Pos
+		Scope    string   `yaml:"scope"`
+		Root     string   `yaml:"root"`
+		Include  []string `yaml:"include"`
+		Exclude  []string `yaml:"exclude"`
+		Files    []string `yaml:"files"`
+		Count    int      `yaml:"count"`
+		Launches string   `yaml:"launches"`
 	} `yaml:"kernel_keys"`
 	Wave32 *struct {
 		At      configs.Pos
@@ -45,6 +46,35 @@ type verifyDecl struct {
 		HeaderLines int      `yaml:"header_lines"`
 		Notice      string   `yaml:"notice"`
 	} `yaml:"hygiene"`
+	KernelPorts *struct {
+		At        configs.Pos
+		Scope     string   `yaml:"scope"`
+		Root      string   `yaml:"root"`
+		Launchers []string `yaml:"launchers"`
+		Helpers   []string `yaml:"helpers"`
+		Rust      []string `yaml:"rust"`
+		Exclude   []string `yaml:"exclude"`
+	} `yaml:"kernel_ports"`
+	LicenseHeaders *struct {
+		At          configs.Pos
+		Scope       string   `yaml:"scope"`
+		Root        string   `yaml:"root"`
+		Files       []string `yaml:"files"`
+		Vendored    []string `yaml:"vendored"`
+		Exclude     []string `yaml:"exclude"`
+		Header      string   `yaml:"header"`
+		HeaderLines int      `yaml:"header_lines"`
+	} `yaml:"license_headers"`
+	CrossRefs *struct {
+		At       configs.Pos
+		Scope    string   `yaml:"scope"`
+		Root     string   `yaml:"root"`
+		Files    []string `yaml:"files"`
+		Vendored []string `yaml:"vendored"`
+		Exclude  []string `yaml:"exclude"`
+		Upstream string   `yaml:"upstream"`
+		Repo     string   `yaml:"repo"`
+	} `yaml:"cross_refs"`
 	Rules     []verify.Rule `yaml:"rules"`
 	RulesRoot *struct {
 		At    configs.Pos
@@ -206,7 +236,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(c, serr)
 				break
 			}
-			err = add(verify.KernelKeys{Root: dir, Include: k.Include, Exclude: k.Exclude, Files: k.Files, Count: k.Count}, nil)
+			err = add(verify.KernelKeys{Root: dir, Include: k.Include, Exclude: k.Exclude, Files: k.Files, Count: k.Count, Launches: k.Launches}, nil)
 		case "wave32":
 			var at configs.Pos
 			var scope, root string
@@ -233,6 +263,42 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				break
 			}
 			err = add(verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}, nil)
+		case "kernel_ports":
+			k := decl.KernelPorts
+			if k == nil {
+				err = add(undeclared(name, "launchers"), nil)
+				break
+			}
+			dir, c, serr := scoped(name, k.At, k.Scope, k.Root, "repo")
+			if c != nil || serr != nil {
+				err = add(c, serr)
+				break
+			}
+			err = add(verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: k.Exclude}, nil)
+		case "license_headers":
+			l := decl.LicenseHeaders
+			if l == nil {
+				err = add(undeclared(name, "owned files"), nil)
+				break
+			}
+			dir, c, serr := scoped(name, l.At, l.Scope, l.Root, "repo")
+			if c != nil || serr != nil {
+				err = add(c, serr)
+				break
+			}
+			err = add(verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: l.Exclude, Header: l.Header, HeaderLines: l.HeaderLines}, nil)
+		case "cross_refs":
+			x := decl.CrossRefs
+			if x == nil {
+				err = add(undeclared(name, "files"), nil)
+				break
+			}
+			dir, c, serr := scoped(name, x.At, x.Scope, x.Root, "repo")
+			if c != nil || serr != nil {
+				err = add(c, serr)
+				break
+			}
+			err = add(verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: x.Exclude, Upstream: x.Upstream, Repo: x.Repo}, nil)
 		case "isolation":
 			if !built {
 				err = add(notBuilt(name), nil)

@@ -3,6 +3,7 @@ package flow_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -129,5 +130,59 @@ func TestVerifyWhenTheBuildCannotRun(t *testing.T) {
 		if !strings.Contains(string(data), "kernel_keys") || !strings.Contains(string(data), "not run") && !strings.Contains(string(data), "not-run") {
 			t.Errorf("%s lacks the static checks or the not-run ones:\n%s", p, data)
 		}
+	}
+}
+
+// TestVerifyEngineScopes: checks take any folder of the repository as
+// scope, here an engine's own sources (the verify package's engine
+// stand-in), declared in the project file; a scope that is not one of the
+// three is a usage error naming the file, line and column.
+func TestVerifyEngineScopes(t *testing.T) {
+	p := newProject(t, "")
+	testutil.CopyTree(t, filepath.Join("..", "verify", "testdata", "engine", "clean"), p.Dir)
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	t.Setenv("ROCM_PATH", t.TempDir()) // the build stops early; these checks read sources only
+	section := `    verify:
+      kernel_keys:
+        scope: repo
+        root: src/lib
+        launches: initializers
+        include: ["**/*.cpp"]
+        files: [mlx-cpp/turbo/fused_norm.cpp, mlxcel-core/cpp/mlx_cxx_kernels.cpp]
+        count: 2
+      wave32: { scope: repo, root: src/lib/mlx-cpp/turbo }
+      kernel_ports: { helpers: ["**/kernel_port.cpp"], exclude: ["src/lib/mlx-cpp/patches-*/**", "third_party/**", "patches-rocm/**"] }
+      license_headers: { vendored: ["src/lib/mlx-cpp/patches-*/**"] }
+      cross_refs: { vendored: ["src/lib/mlx-cpp/patches-*/**", "third_party/**", "patches-rocm/**"], repo: lablup/mlxcel }
+`
+	yamlFile := filepath.Join(p.Dir, "mlxbuild.yaml")
+	base, err := os.ReadFile(yamlFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, yamlFile, string(base)+section)
+	var stdout bytes.Buffer
+	r, err := flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
+	if err != nil {
+		t.Fatalf("verify:rocm: %v\n%s", err, stdout.String())
+	}
+	t.Logf("verify:rocm:\n%s", stdout.String())
+	for _, res := range r.Results {
+		switch res.Check {
+		case "kernel_keys", "wave32", "kernel_ports", "license_headers", "cross_refs":
+			if res.Status != verify.Pass {
+				t.Errorf("%s over the engine's sources: %v (%s) %+v", res.Check, res.Status, res.Reason, res.Findings)
+			}
+		}
+	}
+	if !strings.Contains(stdout.String(), "kernel_keys: 2 template_args initializers in 2 files") {
+		t.Errorf("kernel_keys did not read the engine's scope:\n%s", stdout.String())
+	}
+
+	testutil.WriteFile(t, yamlFile, string(base)+"    verify:\n      wave32: { scope: engine }\n")
+	_, err = flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
+	var coded interface{ ExitStatus() int }
+	if err == nil || !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), "mlxbuild.yaml:8:") || !strings.Contains(err.Error(), "overlay, tree or repo") {
+		t.Errorf("scope: engine gave %v, want a usage error at mlxbuild.yaml:8 naming the three scopes", err)
 	}
 }

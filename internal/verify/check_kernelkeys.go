@@ -39,6 +39,14 @@ type KernelKeys struct {
 	Files []string `yaml:"files"`
 	// Count is the declared number of files in scope.
 	Count int `yaml:"count"`
+	// Launches is how launches are found: "follow" (the default) follows
+	// each factory call to its launches in the same file; "initializers"
+	// is the engine's rule for kernels reached through holders and port
+	// tables: in a file that calls cuda_kernel( or hip_kernel(, every
+	// template_args initializer names an input dtype (see
+	// check_kernelkeys_init.go). The scope is then the files that call
+	// those two.
+	Launches string `yaml:"launches"`
 }
 
 // DefaultSourceGlobs are the files C++ source checks search by default.
@@ -71,7 +79,11 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 	}
 	var fs []Finding
 	var scope []string
-	sites, caches := 0, 0
+	if c.Launches != "" && c.Launches != "follow" && c.Launches != "initializers" {
+		return result(c.Name(), []Finding{{Message: fmt.Sprintf("launches: %q is not follow or initializers", c.Launches),
+			Fix: "set launches: follow (overlay sources) or initializers (an engine's holders and port tables)"}}, "")
+	}
+	sites, caches, inits := 0, 0, 0
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			return skipped(c.Name(), "stopped: "+ctx.Err().Error())
@@ -81,7 +93,15 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 			fs = append(fs, Finding{File: display(c.Root, rel), Message: fmt.Sprintf("cannot read: %v", err), Fix: "check permissions"})
 			continue
 		}
-		n, ffs := checkKernelKeys(display(c.Root, rel), src)
+		var n int
+		var ffs []Finding
+		if c.Launches == "initializers" {
+			var k int
+			n, k, ffs = checkTemplateArgInits(display(c.Root, rel), src)
+			inits += k
+		} else {
+			n, ffs = checkKernelKeys(display(c.Root, rel), src)
+		}
 		if n > 0 {
 			scope = append(scope, rel)
 			sites += n
@@ -92,6 +112,9 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 		fs = append(fs, mfs...)
 	}
 	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
+	if c.Launches == "initializers" {
+		return result(c.Name(), fs, fmt.Sprintf("%d template_args initializers in %d files with %d cuda_kernel/hip_kernel call sites, %d module cache look-ups", inits, len(scope), sites, caches))
+	}
 	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files, %d module cache look-ups", sites, len(scope), caches))
 }
 

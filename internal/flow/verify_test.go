@@ -3,8 +3,8 @@ package flow_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"

@@ -18,8 +18,9 @@ import (
 //     in a comment means the origin's issue and must be qualified;
 //   - in the repository's own files, a bare #NNN (3 digits or more) on a
 //     line that names an upstream project (mlx-lm, ml-explore, upstream,
-//     ...) is that project's and must be qualified; other bare numbers are
-//     the repository's own.
+//     ...) is that project's and must be qualified, unless the file itself
+//     writes that number as the repository's own (Repo#NNN); other bare
+//     numbers are the repository's own.
 //
 // URLs, anchors (page.html#123), HTML entities (&#123;) and qualified
 // references do not count.
@@ -76,8 +77,10 @@ func (c CrossRefs) Run(ctx context.Context) Result {
 		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err), Fix: "check the root: of the cross_refs check"}}, "")
 	}
 	own := "this repository"
+	var ownRE *regexp.Regexp
 	if c.Repo != "" {
 		own = c.Repo
+		ownRE = regexp.MustCompile(regexp.QuoteMeta(c.Repo) + `#([0-9]+)\b`)
 	}
 	var fs []Finding
 	vendored, owned := 0, 0
@@ -104,11 +107,22 @@ func (c CrossRefs) Run(ctx context.Context) Result {
 			continue
 		}
 		owned++
+		// A number the file itself qualifies as the repository's own
+		// (lablup/mlxcel#2183 beside a bare #2183) is the repository's.
+		ownQualified := map[string]bool{}
+		if ownRE != nil {
+			for _, m := range ownRE.FindAllStringSubmatch(string(data), -1) {
+				ownQualified[m[1]] = true
+			}
+		}
 		for i, l := range strings.Split(string(data), "\n") {
 			if !upRE.MatchString(l) {
 				continue
 			}
 			for _, m := range ownBareRE.FindAllStringSubmatch(l, -1) {
+				if ownQualified[m[1]] {
+					continue
+				}
 				fs = append(fs, Finding{File: file, Line: i + 1,
 					Message: fmt.Sprintf("bare #%s on a line about another project: it links to %s's #%s", m[1], own, m[1]),
 					Fix:     fmt.Sprintf("write owner/repo#%s naming the project the issue belongs to (e.g. ml-explore/mlx#%s)", m[1], m[1])})

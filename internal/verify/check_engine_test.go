@@ -139,6 +139,10 @@ func TestEngineCrossRefs(t *testing.T) {
 	if len(r.Findings) != 1 {
 		t.Errorf("want one finding (tests/fixtures excluded, own #1801 kept), got:\n%s", findingsText(r))
 	}
+	// A number the file also writes as the repository's own is its own.
+	dir = copyTree(t, engine)
+	plant(t, dir, "README.md", "ml-explore/mlx#4273 upstream.", "ml-explore/mlx#4273 upstream; rejected in #2183 to stay with upstream (lablup/mlxcel#2183).")
+	mustPass(t, c(dir))
 	// Code in a vendored file is not a comment: `#123` there is no reference.
 	dir = copyTree(t, engine)
 	plant(t, dir, "src/lib/mlx-cpp/patches-rocm/mlx/backend/rocm/rocm.cpp", "return true; }", "return sizeof(\"#123\") > 0; }")

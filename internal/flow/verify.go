@@ -236,7 +236,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(c, serr)
 				break
 			}
-			err = add(verify.KernelKeys{Root: dir, Include: k.Include, Exclude: k.Exclude, Files: k.Files, Count: k.Count, Launches: k.Launches}, nil)
+			err = add(verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}, nil)
 		case "wave32":
 			var at configs.Pos
 			var scope, root string
@@ -249,7 +249,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(fixed, serr)
 				break
 			}
-			c.Root = dir
+			c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
 			err = add(c, nil)
 		case "hygiene":
 			h := decl.Hygiene
@@ -274,7 +274,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(c, serr)
 				break
 			}
-			err = add(verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: k.Exclude}, nil)
+			err = add(verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}, nil)
 		case "license_headers":
 			l := decl.LicenseHeaders
 			if l == nil {
@@ -286,7 +286,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(c, serr)
 				break
 			}
-			err = add(verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: l.Exclude, Header: l.Header, HeaderLines: l.HeaderLines}, nil)
+			err = add(verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}, nil)
 		case "cross_refs":
 			x := decl.CrossRefs
 			if x == nil {
@@ -298,7 +298,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(c, serr)
 				break
 			}
-			err = add(verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: x.Exclude, Upstream: x.Upstream, Repo: x.Repo}, nil)
+			err = add(verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}, nil)
 		case "isolation":
 			if !built {
 				err = add(notBuilt(name), nil)
@@ -341,6 +341,26 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 		}
 	}
 	return checks, nil
+}
+
+// withoutCache adds to a check's excludes the cache folder when it lies
+// inside dir (the built-in target/mlxbuild beside the project file): a
+// check over the repository reads the project's sources, not the trees
+// mlxbuild materialized.
+func (p *Prepared) withoutCache(dir string, exclude []string) []string {
+	rel, err := filepath.Rel(dir, p.Config.CacheRoot.Value)
+	if err != nil || !filepath.IsLocal(rel) {
+		return exclude
+	}
+	return append(append([]string{}, exclude...), filepath.ToSlash(rel)+"/**")
+}
+
+// cmpOr is list, or def when the project gave none.
+func cmpOr(list, def []string) []string {
+	if list == nil {
+		return def
+	}
+	return list
 }
 
 // scopeDir resolves a check's folder: root inside the scope (default def):

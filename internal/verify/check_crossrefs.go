@@ -32,7 +32,7 @@ type CrossRefs struct {
 	// Vendored lists globs of copied files.
 	Vendored []string `yaml:"vendored"`
 	// Exclude lists globs left out (test fixtures that hold bare numbers on
-	// purpose); default tests/fixtures/**.
+	// purpose); default DefaultCrossRefExcludes.
 	Exclude []string `yaml:"exclude"`
 	// Upstream is a regular expression for a line that names another
 	// project; default DefaultUpstreamWords.
@@ -40,6 +40,10 @@ type CrossRefs struct {
 	// Repo is the repository's own owner/name, for the messages.
 	Repo string `yaml:"repo"`
 }
+
+// DefaultCrossRefExcludes are left out when no exclude is given: fixtures
+// that hold bare numbers on purpose.
+var DefaultCrossRefExcludes = []string{"tests/fixtures/**"}
 
 // DefaultUpstreamWords are the reference engine's words for a line about
 // another project.
@@ -62,7 +66,7 @@ func (c CrossRefs) Run(ctx context.Context) Result {
 	}
 	exclude := c.Exclude
 	if exclude == nil {
-		exclude = []string{"tests/fixtures/**"}
+		exclude = DefaultCrossRefExcludes
 	}
 	upWords := c.Upstream
 	if upWords == "" {

@@ -27,7 +27,9 @@ import (
 // Each file's code is one unit, and so is each string literal (or run of
 // adjacent literals) that uses lanes: JIT kernel text, such as a raw string
 // handed to hip_kernel, is compiled for the device at hand and follows the
-// same rules, its guard inside the string.
+// same rules, its guard inside the string. A literal whose name says it is
+// another backend's source (FUSED_NORM_CUDA_SOURCE, *_METAL_SOURCE) is
+// left out.
 type Wave32 struct {
 	// Root is the directory searched: the ROCm overlay, the tree, or any
 	// directory of the repository (the engine's own kernels).
@@ -45,8 +47,10 @@ var (
 	laneOpRE    = regexp.MustCompile(`\b(__shfl\w*|__reduce\w*|__ballot\w*|__builtin_amdgcn_(?:ds_swizzle|ds_bpermute|ds_permute|readlane|readfirstlane|permlane\w*|mov_dpp\w*|update_dpp))\s*[(<]`)
 	warpArithRE = regexp.MustCompile(`\bwarpSize\s*(?:[-+*/%&|^]|<<|>>)|(?:[-+*/%&|^]|<<|>>)=?\s*warpSize\b`)
 	directiveRE = regexp.MustCompile(`^\s*#\s*(\w+)(.*)$`)
-	laneCountRE = regexp.MustCompile(`\b(32|64)\b`)
-	macroRE     = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
+	// otherBackendRE is the name of a JIT source for another backend.
+	otherBackendRE = regexp.MustCompile(`(?i)cuda|metal`)
+	laneCountRE    = regexp.MustCompile(`\b(32|64)\b`)
+	macroRE        = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
 	// shuffleArgs is the number of arguments of each HIP shuffle without
 	// its optional last one, the width.
 	shuffleArgs = map[string]int{
@@ -83,7 +87,7 @@ func (c Wave32) Run(ctx context.Context) Result {
 		}
 		fs = append(fs, ffs...)
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d of %d files use lanes (%d guarded wave32, %d for any wave size, %d of them JIT kernels in strings)",
+	return result(c.Name(), fs, fmt.Sprintf("%d of %d files use lanes: %d guarded wave32, %d for any wave size, %d of these JIT kernels in strings",
 		st.files, len(files), st.guarded, st.units-st.guarded, st.jit))
 }
 
@@ -107,14 +111,22 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 			if guarded {
 				st.guarded++
 			}
-			if jit && !guarded {
+			if jit {
 				st.jit++
 			}
 		}
 		fs = append(fs, ffs...)
 	}
 	check(blankCpp(src, true), false)
-	for _, u := range stringUnits(src, func(u []byte) bool { return firstLaneUse(strings.Split(string(u), "\n")) > 0 }) {
+	keep := func(u []byte, start int) bool {
+		// A CUDA or Metal kernel in the same file (a launcher with several
+		// ports) is not compiled for an AMD wavefront.
+		if otherBackendRE.MatchString(boundName(src, start)) {
+			return false
+		}
+		return firstLaneUse(strings.Split(string(u), "\n")) > 0
+	}
+	for _, u := range stringUnits(src, keep) {
 		check(blankCpp(u, true), true)
 	}
 	return fs, st

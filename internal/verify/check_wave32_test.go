@@ -12,7 +12,7 @@ import (
 
 func TestWave32Clean(t *testing.T) {
 	r := mustPass(t, Wave32{Root: "testdata/wave32/clean"})
-	want := "4 of 5 files use lanes (3 guarded wave32, 2 for any wave size, 1 of them JIT kernels in strings)"
+	want := "4 of 5 files use lanes: 3 guarded wave32, 2 for any wave size, 2 of these JIT kernels in strings"
 	if r.Reason != want {
 		t.Errorf("reason = %q, want %q; elementwise.hip's comment, string and comparison must not count", r.Reason, want)
 	}
@@ -66,6 +66,25 @@ func TestWave32JITKernelInRawString(t *testing.T) {
 	r = mustFind(t, Wave32{Root: dir}, "jit_kernels.cpp:11", "this JIT kernel is guarded as wave32 but not on __AMDGCN_WAVEFRONT_SIZE,")
 	if len(r.Findings) != 1 {
 		t.Errorf("want the missing spelling only, got:\n%s", findingsText(r))
+	}
+}
+
+// TestWave32OtherBackendsJIT: a launcher with several ports holds its CUDA
+// source beside the HIP one (the reference engine's fused_norm.cpp); the
+// CUDA text, written for 32-lane warps with _sync shuffles, is no AMD
+// kernel.
+func TestWave32OtherBackendsJIT(t *testing.T) {
+	dir := copyTree(t, "testdata/wave32/clean")
+	writeFile(t, dir, "fused_norm.cpp", `constexpr const char* FUSED_NORM_CUDA_SOURCE = R"(
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+)";
+constexpr const char* FUSED_NORM_HIP_SOURCE = R"(
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor(acc, o);
+)";
+`)
+	r := mustFind(t, Wave32{Root: dir}, "fused_norm.cpp:5", "__shfl_xor without a width in this JIT kernel")
+	if len(r.Findings) != 1 {
+		t.Errorf("want the HIP source's shuffle only, got:\n%s", findingsText(r))
 	}
 }
 

@@ -108,8 +108,9 @@ func blankRange(out []byte, from, to int) {
 // run of adjacent literals, which C++ concatenates) blanked, newlines kept,
 // so offsets and line numbers are those of src. This is how kernel text a
 // JIT compiler gets (a raw string handed to hip_kernel) is checked as code.
-// keep selects the units worth returning.
-func stringUnits(src []byte, keep func(unit []byte) bool) [][]byte {
+// keep selects the units worth returning; start is the offset of the
+// unit's first literal.
+func stringUnits(src []byte, keep func(unit []byte, start int) bool) [][]byte {
 	var groups [][]cppSpan
 	last := -1
 	scanCpp(src, func(s cppSpan) {
@@ -134,7 +135,7 @@ func stringUnits(src []byte, keep func(unit []byte) bool) [][]byte {
 		for _, s := range g {
 			copy(unit[s.inner[0]:s.inner[1]], src[s.inner[0]:s.inner[1]])
 		}
-		if keep(unit) {
+		if keep(unit, g[0].outer[0]) {
 			units = append(units, unit)
 		}
 	}
@@ -175,3 +176,24 @@ func isIdent(c byte) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// boundName returns the name a literal starting at offset start
+// initializes (`const char* NAME = R"(...)"`), or "".
+func boundName(src []byte, start int) string {
+	i := start - 1
+	for i >= 0 && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i--
+	}
+	if i < 0 || src[i] != '=' {
+		return ""
+	}
+	i--
+	for i >= 0 && (src[i] == ' ' || src[i] == '\t') {
+		i--
+	}
+	end := i + 1
+	for i >= 0 && isIdent(src[i]) {
+		i--
+	}
+	return string(src[i+1 : end])
+}

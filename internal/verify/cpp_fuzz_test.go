@@ -75,12 +75,17 @@ func FuzzCppLiterals(f *testing.F) {
 	f.Add([]byte("u8R\"d()\" )d\" R\"(\n'1'000\"\\\"\" L'x'"))
 	f.Add([]byte("R\"0123456789012345678901(x)0123456789012345678901\""))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		for i := range src {
+			if n := boundName(src, i); !bytes.Contains(src[:i], []byte(n)) {
+				t.Fatalf("boundName at %d is %q, not text before it", i, n)
+			}
+		}
 		for _, tok := range tokenize(src) {
 			if tok.off < 0 || tok.off+len(tok.text) > len(src) || string(src[tok.off:tok.off+len(tok.text)]) != tok.text {
 				t.Fatalf("token %q at %d does not match the source", tok.text, tok.off)
 			}
 		}
-		for _, u := range stringUnits(src, func([]byte) bool { return true }) {
+		for _, u := range stringUnits(src, func([]byte, int) bool { return true }) {
 			if len(u) != len(src) {
 				t.Fatalf("unit length %d, source %d", len(u), len(src))
 			}

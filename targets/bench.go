@@ -13,9 +13,10 @@ import (
 // Bench compares benchmark results.
 type Bench mg.Namespace
 
-// Compare pairs two benchmark CSVs by model and reports decode ratios:
-// bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange]
-// [-promptTolerance=0.10] [-catalog=docs/model-catalog.tsv].
+// Compare pairs two benchmark CSVs by model and reports decode ratios.
+//
+//	bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange]
+//	    [-promptTolerance=0.10] [-catalog=docs/model-catalog.tsv]
 //
 // Rows pair by model through the alias catalog (-catalog, default
 // docs/model-catalog.tsv when present); the median, quartiles and every pair
@@ -50,8 +51,9 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 	return failed(err)
 }
 
-// Traces compares two logit traces of one corpus, position by position:
-// bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=2.0].
+// Traces compares two logit traces of one corpus, position by position.
+//
+//	bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=2.0]
 //
 // It reports top-1 disagreement over all positions and over decided ones
 // (the reference's top-two logit gap >= -decided, default 2.0), disagreement

@@ -203,6 +203,15 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 		}
 		return err
 	}
+	// source adds the check build makes over its resolved folder, or the
+	// fixed result that stands in for it (no overlay, not built).
+	source := func(name string, at configs.Pos, scope, root, def string, build func(dir string) verify.Check) error {
+		dir, c, err := scoped(name, at, scope, root, def)
+		if err == nil && c == nil {
+			c = build(dir)
+		}
+		return add(c, err)
+	}
 	for _, name := range p.Spec.Verify {
 		var err error
 		switch name {
@@ -213,12 +222,9 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			if d == nil {
 				d = &recordsDecl{}
 			}
-			dir, c, serr := scoped(name, d.At, d.Scope, d.Root, "overlay")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}, nil)
+			err = source(name, d.At, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
+				return verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
+			})
 		case "integrity":
 			if !built {
 				err = add(notBuilt(name), nil)
@@ -231,12 +237,9 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "scope"), nil)
 				break
 			}
-			dir, c, serr := scoped(name, k.At, k.Scope, k.Root, "overlay")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}, nil)
+			err = source(name, k.At, k.Scope, k.Root, "overlay", func(dir string) verify.Check {
+				return verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}
+			})
 		case "wave32":
 			var at configs.Pos
 			var scope, root string
@@ -244,61 +247,46 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			if w := decl.Wave32; w != nil {
 				at, scope, root, c.Include, c.Exclude = w.At, w.Scope, w.Root, w.Include, w.Exclude
 			}
-			dir, fixed, serr := scoped(name, at, scope, root, "overlay")
-			if fixed != nil || serr != nil {
-				err = add(fixed, serr)
-				break
-			}
-			c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
-			err = add(c, nil)
+			err = source(name, at, scope, root, "overlay", func(dir string) verify.Check {
+				c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
+				return c
+			})
 		case "hygiene":
 			h := decl.Hygiene
 			if h == nil {
 				err = add(undeclared(name, "vendored/owned files"), nil)
 				break
 			}
-			dir, c, serr := scoped(name, h.At, h.Scope, h.Root, "overlay")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}, nil)
+			err = source(name, h.At, h.Scope, h.Root, "overlay", func(dir string) verify.Check {
+				return verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}
+			})
 		case "kernel_ports":
 			k := decl.KernelPorts
 			if k == nil {
 				err = add(undeclared(name, "launchers"), nil)
 				break
 			}
-			dir, c, serr := scoped(name, k.At, k.Scope, k.Root, "repo")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}, nil)
+			err = source(name, k.At, k.Scope, k.Root, "repo", func(dir string) verify.Check {
+				return verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}
+			})
 		case "license_headers":
 			l := decl.LicenseHeaders
 			if l == nil {
 				err = add(undeclared(name, "owned files"), nil)
 				break
 			}
-			dir, c, serr := scoped(name, l.At, l.Scope, l.Root, "repo")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}, nil)
+			err = source(name, l.At, l.Scope, l.Root, "repo", func(dir string) verify.Check {
+				return verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}
+			})
 		case "cross_refs":
 			x := decl.CrossRefs
 			if x == nil {
 				err = add(undeclared(name, "files"), nil)
 				break
 			}
-			dir, c, serr := scoped(name, x.At, x.Scope, x.Root, "repo")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}, nil)
+			err = source(name, x.At, x.Scope, x.Root, "repo", func(dir string) verify.Check {
+				return verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}
+			})
 		case "isolation":
 			if !built {
 				err = add(notBuilt(name), nil)
@@ -323,12 +311,9 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			if r := decl.RulesRoot; r != nil {
 				at, scope, root = r.At, r.Scope, r.Root
 			}
-			dir, c, serr := scoped(name, at, scope, root, "tree")
-			if c != nil || serr != nil {
-				err = add(c, serr)
-				break
-			}
-			err = add(verify.Rules{Root: dir, Rules: decl.Rules}, nil)
+			err = source(name, at, scope, root, "tree", func(dir string) verify.Check {
+				return verify.Rules{Root: dir, Rules: decl.Rules}
+			})
 		case "link":
 			if !built {
 				err = add(notBuilt(name), nil)

@@ -168,15 +168,9 @@ func checkKernelKeys(file string, src []byte) (int, []Finding) {
 	var fs []Finding
 	sites := 0
 	for i := 0; i+1 < len(toks); i++ {
-		if !kernelFactories[toks[i].text] || toks[i+1].text != "(" {
+		q, ok := factoryCall(toks, i)
+		if !ok {
 			continue
-		}
-		q := i
-		for q >= 2 && toks[q-1].text == "::" && toks[q-2].isIdent() {
-			q -= 2
-		}
-		if q >= 1 && (toks[q-1].text == "." || toks[q-1].text == "->" || isDeclarationLead(toks[q-1])) {
-			continue // a declaration or definition, or a member of something else
 		}
 		sites++
 		closeIdx := matching(toks, i+1)

@@ -73,19 +73,28 @@ func checkTemplateArgInits(file string, src []byte) (sites, inits int, fs []Find
 func factoryCalls(toks []token) []string {
 	var out []string
 	for i := 0; i+1 < len(toks); i++ {
-		if !kernelFactories[toks[i].text] || toks[i+1].text != "(" {
-			continue
+		if _, ok := factoryCall(toks, i); ok {
+			out = append(out, toks[i].text)
 		}
-		q := i
-		for q >= 2 && toks[q-1].text == "::" && toks[q-2].isIdent() {
-			q -= 2
-		}
-		if q >= 1 && (toks[q-1].text == "." || toks[q-1].text == "->" || isDeclarationLead(toks[q-1])) {
-			continue
-		}
-		out = append(out, toks[i].text)
 	}
 	return out
+}
+
+// factoryCall reports whether toks[i] names a kernel factory called there
+// (not declared or defined, not a member of something else), and the index
+// of the start of its qualified name (mlx::core::fast::).
+func factoryCall(toks []token, i int) (start int, ok bool) {
+	if i+1 >= len(toks) || !kernelFactories[toks[i].text] || toks[i+1].text != "(" {
+		return 0, false
+	}
+	q := i
+	for q >= 2 && toks[q-1].text == "::" && toks[q-2].isIdent() {
+		q -= 2
+	}
+	if q >= 1 && (toks[q-1].text == "." || toks[q-1].text == "->" || isDeclarationLead(toks[q-1])) {
+		return 0, false
+	}
+	return q, true
 }
 
 // closingBrace returns the offset of the `}` closing the `{` at open in

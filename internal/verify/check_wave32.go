@@ -126,7 +126,8 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 		}
 		return firstLaneUse(strings.Split(string(u), "\n")) > 0
 	}
-	for _, u := range stringUnits(src, keep) {
+	mayUseLanes := func(contents []byte) bool { return laneOpRE.Match(contents) || warpArithRE.Match(contents) }
+	for _, u := range stringUnits(src, mayUseLanes, keep) {
 		check(blankCpp(u, true), true)
 	}
 	return fs, st

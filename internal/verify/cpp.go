@@ -108,9 +108,11 @@ func blankRange(out []byte, from, to int) {
 // run of adjacent literals, which C++ concatenates) blanked, newlines kept,
 // so offsets and line numbers are those of src. This is how kernel text a
 // JIT compiler gets (a raw string handed to hip_kernel) is checked as code.
-// keep selects the units worth returning; start is the offset of the
-// unit's first literal.
-func stringUnits(src []byte, keep func(unit []byte, start int) bool) [][]byte {
+// want, when not nil, is asked first with the literals' contents alone, so
+// that a file of many strings (error messages) costs no copy of itself per
+// string; keep then selects the units worth returning, start being the
+// offset of the unit's first literal.
+func stringUnits(src []byte, want func(contents []byte) bool, keep func(unit []byte, start int) bool) [][]byte {
 	var groups [][]cppSpan
 	last := -1
 	scanCpp(src, func(s cppSpan) {
@@ -126,6 +128,15 @@ func stringUnits(src []byte, keep func(unit []byte, start int) bool) [][]byte {
 	})
 	var units [][]byte
 	for _, g := range groups {
+		if want != nil {
+			var contents []byte
+			for _, s := range g {
+				contents = append(append(contents, src[s.inner[0]:s.inner[1]]...), '\n')
+			}
+			if !want(contents) {
+				continue
+			}
+		}
 		unit := bytes.Repeat([]byte{' '}, len(src))
 		for i, c := range src {
 			if c == '\n' {

@@ -45,6 +45,9 @@ func FuzzSourceChecks(f *testing.F) {
 		"testdata/wave32/clean/device/lane_mask.hip",
 		"testdata/wave32/clean/jit_kernels.cpp",
 		"testdata/kernelkeys/modulecache/mlx/backend/rocm/custom_kernel.cpp",
+		"testdata/engine/clean/src/lib/mlx-cpp/turbo/fused_norm.cpp",
+		"testdata/engine/clean/src/lib/mlxcel-core/cpp/mlx_cxx_kernels.cpp",
+		"testdata/engine/clean/src/lib/mlxcel-core/src/layers.rs",
 	} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -58,7 +61,11 @@ func FuzzSourceChecks(f *testing.F) {
 		_, ks := checkKernelKeys("f", src)
 		ws, _ := checkWave32("f", src)
 		_, ms := checkModuleCache("f", src)
-		for _, fd := range append(append(ks, ws...), ms...) {
+		_, _, is := checkTemplateArgInits("f", src)
+		ps, _ := portDispatch("f", src, blankCpp(src, true))
+		all := append(append(append(append(append(ks, ws...), ms...), is...), ps...), rustGates("f", src)...)
+		all = append(all, bareIssues("f", commentsOnly(src))...)
+		for _, fd := range all {
 			if fd.Line < 1 || fd.Line > lines || fd.Fix == "" {
 				t.Fatalf("finding %+v outside lines 1..%d or without a fix", fd, lines)
 			}
@@ -85,7 +92,7 @@ func FuzzCppLiterals(f *testing.F) {
 				t.Fatalf("token %q at %d does not match the source", tok.text, tok.off)
 			}
 		}
-		for _, u := range stringUnits(src, func([]byte, int) bool { return true }) {
+		for _, u := range stringUnits(src, nil, func([]byte, int) bool { return true }) {
 			if len(u) != len(src) {
 				t.Fatalf("unit length %d, source %d", len(u), len(src))
 			}

@@ -15,12 +15,13 @@ import (
 // a fake ROCm prefix, and one CARGO_TARGET_DIR shared by every step, so
 // Cargo compiles cc and the crates once.
 type workspace struct {
-	dir    string // examples/cargo-workspace
-	repo   string // mlxbuild's checkout: the build script runs its magefile
-	mlx    string // the editable minimlx source
-	libDir string // the fake ROCm prefix's library directory
-	target string
-	env    []string
+	dir     string // examples/cargo-workspace
+	repo    string // mlxbuild's checkout: the build script runs its magefile
+	mlx     string // the editable minimlx source
+	overlay string // the editable ROCm overlay
+	libDir  string // the fake ROCm prefix's library directory
+	target  string
+	env     []string
 }
 
 func newWorkspace(t *testing.T) *workspace {
@@ -32,7 +33,8 @@ func newWorkspace(t *testing.T) *workspace {
 	tmp := t.TempDir()
 	w := &workspace{dir: filepath.Join(repo, "examples", "cargo-workspace"), repo: repo, mlx: filepath.Join(tmp, "mlx"), target: filepath.Join(tmp, "target")}
 	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "mlx"), w.mlx)
-	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "patches-rocm"), filepath.Join(tmp, "patches-rocm"))
+	w.overlay = filepath.Join(tmp, "patches-rocm")
+	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "patches-rocm"), w.overlay)
 	spec, err := os.ReadFile(filepath.Join(repo, "examples", "minimlx", "rocm.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +182,56 @@ func TestWorkspaceROCm(t *testing.T) {
 		if m == nil || m[1] != "0.1.0-edited" {
 			t.Fatalf("cargo run after the edit did not show the new libmlx:\n%s", out)
 		}
+		// The build script's mlxbuild shared the cache with the mage run
+		// before it (as `mage verify:rocm` then `cargo test` in CI do).
+		if log := w.buildScriptStderr(t); !strings.Contains(log, "done: rocm is up to date") {
+			t.Errorf("the build script rebuilt what mage had just built:\n%s", log)
+		}
 		// Nothing changed since: Cargo has nothing to redo.
 		out = w.cargoOK(t, "build", "-v", "-p", "demo", "--features", "rocm")
 		if !strings.Contains(out, "Fresh mlx-bridge") || strings.Contains(out, "Compiling") {
 			t.Errorf("a build with no change was not fresh:\n%s", out)
 		}
 	})
+
+	t.Run("cargo run after an overlay edit rebuilds MLX", func(t *testing.T) {
+		// The developer loop: no mage step, the overlay is a
+		// rerun-if-changed input of the build script.
+		testutil.WriteFile(t, filepath.Join(w.overlay, "mlx", "version.cpp"), `#include "mlx/build_config.h"
+namespace mlx::core {
+const char* version() { return "0.1.0-overlay"; }
+const char* backend() { return MLX_BACKEND; }
+const char* gpu_archs() { return MLX_GPU_ARCHS; }
+}
+`)
+		out := w.cargoOK(t, "run", "-p", "demo", "--features", "rocm")
+		if m := demoLine.FindStringSubmatch(out); m == nil || m[1] != "0.1.0-overlay" {
+			t.Fatalf("cargo run after the overlay edit did not rebuild libmlx:\n%s", out)
+		}
+		if log := w.buildScriptStderr(t); !strings.Contains(log, "done: rocm built") {
+			t.Errorf("the build script's mlxbuild did not build:\n%s", log)
+		}
+	})
+}
+
+// buildScriptStderr is what mlx-bridge's build script wrote to stderr in
+// its latest run (Cargo keeps it in the script's output directory).
+func (w *workspace) buildScriptStderr(t *testing.T) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.target, "debug", "build", "mlx-bridge-*", "stderr"))
+	var newest string
+	var when int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.ModTime().UnixNano() > when {
+			newest, when = f, st.ModTime().UnixNano()
+		}
+	}
+	if newest == "" {
+		t.Fatalf("no build script output under %s", w.target)
+	}
+	data, err := os.ReadFile(newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

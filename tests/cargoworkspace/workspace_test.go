@@ -150,6 +150,10 @@ func TestWorkspaceROCm(t *testing.T) {
 		if m[3] != "rocm" || m[4] != "true" {
 			t.Errorf("bridge=%s gpu_define=%s, want rocm and true (the rocm spec's compile.defines)", m[3], m[4])
 		}
+		// The rustc-env values reach the binary through the library's consts.
+		if !strings.Contains(out, "demo: built by mlxbuild for rocm architectures=gfx1030\n") {
+			t.Errorf("the embedded backend and architectures did not reach the binary:\n%s", out)
+		}
 	})
 
 	t.Run("two GPU features are refused naming both", func(t *testing.T) {

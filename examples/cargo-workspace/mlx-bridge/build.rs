@@ -4,13 +4,17 @@ use std::env;
 use std::path::Path;
 use std::process::{exit, Command, Stdio};
 
-// Where the magefile that imports mlxbuild's targets lives (here mlxbuild's
-// own repository) and its target for build scripts.
-const PROJECT_ROOT: &str = "../../..";
+// mlxbuild's target for build scripts, as the project's magefile imports it
+// (`mlx:build:cargo` under `//mage:import mlx`).
 const TARGET: &str = "build:cargo";
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(PROJECT_ROOT);
+    // The project root: the nearest directory above this crate that holds
+    // mlxbuild.yaml; the magefile that imports mlxbuild's targets is there.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("mlxbuild.yaml").is_file())
+        .expect("no mlxbuild.yaml in a directory above this crate");
     // MLXBUILD_MAGE may name a compiled Mage binary; else Go runs the magefile.
     let mut mage = match env::var_os("MLXBUILD_MAGE") {
         Some(bin) => Command::new(bin),
@@ -22,7 +26,7 @@ fn main() {
     };
     let out = mage
         .arg(TARGET)
-        .current_dir(&root)
+        .current_dir(root)
         .stderr(Stdio::inherit())
         .output();
     let out = out.unwrap_or_else(|e| {

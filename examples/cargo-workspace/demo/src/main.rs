@@ -8,4 +8,9 @@ fn main() {
         mlx_bridge::bridge_backend_name(),
         mlx_bridge::bridge_is_gpu(),
     );
+    println!(
+        "demo: built by mlxbuild for {} architectures={}",
+        mlx_bridge::BACKEND,
+        mlx_bridge::GPU_ARCHITECTURES.unwrap_or("none")
+    );
 }

@@ -15,6 +15,14 @@ extern "C" {
     fn mlx_backend_name() -> *const c_char;
 }
 
+/// What mlxbuild embedded (cargo:rustc-env): those values reach this crate
+/// only, so it re-exports them for the workspace's binaries.
+pub const BACKEND: &str = env!("MLXBUILD_BACKEND");
+/// The MLX pin of the project file.
+pub const MLX_PIN: Option<&str> = option_env!("MLXBUILD_MLX_PIN");
+/// The GPU architectures compiled for (`;`-joined; none for cpu).
+pub const GPU_ARCHITECTURES: Option<&str> = option_env!("MLXBUILD_GPU_ARCHITECTURES");
+
 fn text(p: *const c_char) -> &'static str {
     // SAFETY: the bridge and libmlx return static NUL-terminated strings.
     unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("?")

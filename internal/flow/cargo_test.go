@@ -60,3 +60,27 @@ func TestBuildForCargo(t *testing.T) {
 		t.Errorf("a refused build printed directives for Cargo:\n%s", stdout.String())
 	}
 }
+
+// TestPlanShowsCompile: plan prints the compile section a bridge gets, each
+// macro with the spec position it came from, the override's included.
+func TestPlanShowsCompile(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "hipcc")
+	p := newProject(t, "compile:\n  defines:\n    - { name: MLXCEL_BRIDGE_ROCM_BACKEND }\n")
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	var stdout bytes.Buffer
+	if err := flow.Plan(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &bytes.Buffer{}}, "plan:rocm", "rocm"); err != nil {
+		t.Fatalf("plan:rocm: %v", err)
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"compile:   std c++17; include " + filepath.Join(p.Cache, "rocm", "tree") + ", " + filepath.Join(p.Cache, "rocm", "build") + "\n",
+		"-DMLXBUILD_BACKEND_ROCM",
+		"configs/rocm.yaml:",
+		"-DMLXCEL_BRIDGE_ROCM_BACKEND",
+		filepath.Join(p.Dir, "rocm.yaml") + ":3:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan:rocm lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -156,6 +156,15 @@ func TestWorkspaceROCm(t *testing.T) {
 		}
 	})
 
+	t.Run("cargo test of the library runs without LD_LIBRARY_PATH", func(t *testing.T) {
+		// The library's own test binary gets the run path from cargo.txt's
+		// rustc-link-arg; its test checks the bridge against libmlx.
+		out := w.cargoOK(t, "test", "-p", "mlx-bridge", "--features", "rocm")
+		if !strings.Contains(out, "test tests::bridge_and_library_agree ... ok") {
+			t.Errorf("the library's test did not pass:\n%s", out)
+		}
+	})
+
 	t.Run("two GPU features are refused naming both", func(t *testing.T) {
 		out, err := w.cargo(t, "build", "-p", "demo", "--features", "rocm,cuda")
 		if err == nil {

@@ -104,6 +104,10 @@ func (w *workspace) cargoOK(t *testing.T, args ...string) string {
 	return out
 }
 
+// ccCrate is where librust-cc-dev puts the crate the workspace's
+// .cargo/config.toml replaces crates.io with.
+const ccCrate = "/usr/share/cargo/registry/cc-*"
+
 // demoLine is what the demo binary prints; its fields say which backend
 // libmlx and the bridge were built for.
 var demoLine = regexp.MustCompile(`(?m)^demo: mlx (\S+) backend=(\S+) bridge=(\S+) gpu_define=(\S+) add_sum=66$`)
@@ -116,6 +120,7 @@ var demoLine = regexp.MustCompile(`(?m)^demo: mlx (\S+) backend=(\S+) bridge=(\S
 // rebuild relink the binary.
 func TestWorkspaceROCm(t *testing.T) {
 	testutil.NeedTools(t, "cargo", "go", "cmake", "ninja", "hipcc", "c++", "readelf")
+	testutil.NeedFiles(t, "Debian's cc crate (librust-cc-dev)", ccCrate)
 	w := newWorkspace(t)
 	w.cargoOK(t, "build", "-p", "demo", "--features", "rocm")
 	demo := filepath.Join(w.target, "debug", "demo")

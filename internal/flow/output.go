@@ -12,8 +12,9 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
-// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json, each through
-// a temporary file and a rename, so a consumer never reads half a plan.
+// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json,
+// each through a temporary file and a rename, so a consumer never reads
+// half a plan.
 func writeLinkPlan(dir string, p *backends.LinkPlan) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

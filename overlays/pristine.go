@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 )
 
@@ -42,6 +43,11 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	}
 	if s.Git == "" {
 		return "", errors.New("overlays: the MLX source is not set; set source.git (a URL or a local path) or source.dir in mlxbuild.yaml")
+	}
+	// The project file's loader checks this with its position; this is the
+	// last line before git.
+	if err := gitrun.CheckRepo(s.Git); err != nil {
+		return "", configs.Usagef("overlays: source.git %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", s.Git, err)
 	}
 	if cacheRoot == "" {
 		return "", errors.New("overlays: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
@@ -175,7 +181,7 @@ func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 		return nil
 	}
 	var errs []error
-	for _, args := range [][]string{{"fetch", "--quiet", "--prune", "origin"}, {"fetch", "--quiet", "origin", pin}} {
+	for _, args := range [][]string{{"fetch", "--quiet", "--prune", "origin"}, {"fetch", "--quiet", "--", "origin", pin}} {
 		if _, err := git(ctx, mirror, args...); err != nil {
 			errs = append(errs, err)
 		}
@@ -190,7 +196,7 @@ func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 }
 
 func hasCommit(ctx context.Context, gitDir, pin string) bool {
-	_, err := git(ctx, gitDir, "cat-file", "-e", pin+"^{commit}")
+	_, err := git(ctx, gitDir, "cat-file", "-e", "--end-of-options", pin+"^{commit}")
 	return err == nil
 }
 
@@ -207,7 +213,9 @@ func makeCheckout(ctx context.Context, mirror, checkout, pin string) error {
 	if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
 		return fail("cloning", err)
 	}
-	if _, err := git(ctx, tmp, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", pin); err != nil {
+	// git checkout --detach takes no "--" or --end-of-options before the
+	// commit in git 2.39; git switch does.
+	if _, err := git(ctx, tmp, "switch", "--quiet", "--detach", "--end-of-options", pin); err != nil {
 		return fail("checkout", err)
 	}
 	head, err := git(ctx, tmp, "rev-parse", "HEAD")

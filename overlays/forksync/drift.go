@@ -67,6 +67,11 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	if o.Pin == "" {
 		return nil, configs.Usagef("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
 	}
+	if o.Candidate != "" {
+		if err := checkArgRev("overlay drift: -candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
+			return nil, err
+		}
+	}
 	revs := []string{o.Pin}
 	if o.Candidate != "" {
 		revs = append(revs, o.Candidate)
@@ -123,7 +128,7 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 		rep.Notes = append(rep.Notes, "the overlay replaces no upstream file: nothing can drift")
 		return rep, nil
 	}
-	out, err := git(ctx, repo.Dir, append([]string{"diff", "--no-color", "--no-ext-diff", "--no-renames", "-U3", rep.Pin, rep.Candidate, "--"}, list...)...)
+	out, err := git(ctx, repo.Dir, append([]string{"diff", "--no-color", "--no-ext-diff", "--no-renames", "-U3", "--end-of-options", rep.Pin, rep.Candidate, "--"}, list...)...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.Pin), short(rep.Candidate), o.Upstream, err)
 	}
@@ -169,7 +174,7 @@ func (r *Repo) listPaths(ctx context.Context, commit string, paths []string) ([]
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := git(ctx, r.Dir, append([]string{"ls-tree", "-r", "--name-only", "--full-tree", commit, "--"}, paths...)...)
+	out, err := git(ctx, r.Dir, append([]string{"ls-tree", "-r", "--name-only", "--full-tree", "--end-of-options", commit, "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: listing files at %s in %s: %w", short(commit), r.URL, err)
 	}
@@ -213,6 +218,9 @@ func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (DriftOptio
 	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
+			if err := checkRecordRev(filepath.Join(ov, records.UpstreamName), f); err != nil {
+				return DriftOptions{}, nil, err
+			}
 			if o.Pin != "" && f.Value != o.Pin {
 				notes = append(notes, fmt.Sprintf("UPSTREAM:%d says the overlay was retargeted to %s, but source.pin is %s; drift is measured from UPSTREAM's pin. Retarget the overlay, or fix UPSTREAM", f.Line, short(f.Value), short(o.Pin)))
 			}

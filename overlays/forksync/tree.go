@@ -26,7 +26,7 @@ func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Fil
 	if len(paths) == 0 {
 		return out, nil
 	}
-	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--"}, paths...)
+	args := append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--"}, paths...)
 	res, err := gitRaw(ctx, r.Dir, args...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: listing %s at %s in %s: %w", strings.Join(paths, ", "), short(commit), r.URL, err)

@@ -158,23 +158,8 @@ func atPin(ctx context.Context, checkout, pin string) (bool, error) {
 // the pin is missing, then the pin itself (for commits no ref points at).
 func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(mirror), 0o755); err != nil {
-			return fmt.Errorf("overlays: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(mirror), err)
-		}
-		tmp := mirror + ".tmp"
-		os.RemoveAll(tmp)
-		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("overlays: cloning MLX from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", url, err)
-		}
-		// Never let git collect garbage here: a pin fetched by id has no ref,
-		// and the per-pin checkouts borrow the mirror's objects.
-		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("overlays: configuring the clone %s: %w", tmp, err)
-		}
-		if err := os.Rename(tmp, mirror); err != nil {
-			return fmt.Errorf("overlays: moving the clone into %s: %w", mirror, err)
+		if err := (gitrun.Runner{}).CloneMirror(ctx, url, mirror); err != nil {
+			return fmt.Errorf("overlays: %w; check source.git in mlxbuild.yaml and that the repository is reachable", err)
 		}
 	}
 	if hasCommit(ctx, mirror, pin) {
@@ -200,33 +185,31 @@ func hasCommit(ctx context.Context, gitDir, pin string) bool {
 	return err == nil
 }
 
-// makeCheckout checks pin out into a temporary directory next to checkout,
-// verifies HEAD, then renames it into place, so a checkout that exists is
-// complete.
+// makeCheckout checks pin out into a temporary directory beside checkout,
+// verifies HEAD, then renames it into place (gitrun.IntoPlace), so a
+// checkout that exists is complete, and a run killed half way leaves
+// nothing the next one trips over.
 func makeCheckout(ctx context.Context, mirror, checkout, pin string) error {
-	tmp := checkout + ".tmp"
-	os.RemoveAll(tmp)
-	fail := func(what string, err error) error {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("overlays: %s of %s into %s failed: %w; check free space, or remove %s and retry", what, pin, checkout, err, tmp)
-	}
-	if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
-		return fail("cloning", err)
-	}
-	// git checkout --detach takes no "--" or --end-of-options before the
-	// commit in git 2.39; git switch does.
-	if _, err := git(ctx, tmp, "switch", "--quiet", "--detach", "--end-of-options", pin); err != nil {
-		return fail("checkout", err)
-	}
-	head, err := git(ctx, tmp, "rev-parse", "HEAD")
+	err := gitrun.IntoPlace(checkout, func(tmp string) error {
+		if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
+			return fmt.Errorf("cloning: %w", err)
+		}
+		// git checkout --detach takes no "--" or --end-of-options before the
+		// commit in git 2.39; git switch does.
+		if _, err := git(ctx, tmp, "switch", "--quiet", "--detach", "--end-of-options", pin); err != nil {
+			return fmt.Errorf("checkout: %w", err)
+		}
+		head, err := git(ctx, tmp, "rev-parse", "HEAD")
+		if err != nil {
+			return fmt.Errorf("verification: %w", err)
+		}
+		if head != pin {
+			return fmt.Errorf("verification: HEAD is %s", head)
+		}
+		return nil
+	})
 	if err != nil {
-		return fail("verification", err)
-	}
-	if head != pin {
-		return fail("verification", fmt.Errorf("HEAD is %s", head))
-	}
-	if err := os.Rename(tmp, checkout); err != nil {
-		return fail("renaming", err)
+		return fmt.Errorf("overlays: checking out %s into %s failed: %w; check free space, then retry", pin, checkout, err)
 	}
 	return nil
 }

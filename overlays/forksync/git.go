@@ -75,22 +75,8 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	}
 	defer unlock()
 	if _, err := os.Stat(filepath.Join(r.Dir, "HEAD")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(r.Dir), 0o755); err != nil {
-			return nil, fmt.Errorf("forksync: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(r.Dir), err)
-		}
-		tmp := r.Dir + ".tmp"
-		os.RemoveAll(tmp)
-		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("forksync: cloning %s failed: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", url, err)
-		}
-		// Commits fetched by id have no ref: never let git collect them.
-		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("forksync: configuring the clone %s: %w", tmp, err)
-		}
-		if err := os.Rename(tmp, r.Dir); err != nil {
-			return nil, fmt.Errorf("forksync: moving the clone into %s: %w", r.Dir, err)
+		if err := gitr.CloneMirror(ctx, url, r.Dir); err != nil {
+			return nil, fmt.Errorf("forksync: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", err)
 		}
 	}
 	var missing []string

@@ -159,7 +159,7 @@ func atPin(ctx context.Context, checkout, pin string) (bool, error) {
 func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
 		if err := (gitrun.Runner{}).CloneMirror(ctx, url, mirror); err != nil {
-			return fmt.Errorf("overlays: %w; check source.git in mlxbuild.yaml and that the repository is reachable", err)
+			return fmt.Errorf("overlays: cloning MLX from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", url, err)
 		}
 	}
 	if hasCommit(ctx, mirror, pin) {

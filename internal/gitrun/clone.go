@@ -15,7 +15,7 @@ import (
 func (r Runner) CloneMirror(ctx context.Context, url, dir string) error {
 	return IntoPlace(dir, func(tmp string) error {
 		if _, err := r.Output(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
-			return fmt.Errorf("cloning %s: %w", url, err)
+			return err // git's own message names the URL
 		}
 		if _, err := r.Output(ctx, tmp, "config", "gc.auto", "0"); err != nil {
 			return fmt.Errorf("configuring the clone %s: %w", tmp, err)

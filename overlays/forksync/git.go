@@ -76,7 +76,7 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	defer unlock()
 	if _, err := os.Stat(filepath.Join(r.Dir, "HEAD")); err != nil {
 		if err := gitr.CloneMirror(ctx, url, r.Dir); err != nil {
-			return nil, fmt.Errorf("forksync: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", err)
+			return nil, fmt.Errorf("forksync: cloning %s failed: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", url, err)
 		}
 	}
 	var missing []string

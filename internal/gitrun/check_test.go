@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,4 +117,32 @@ func TestExtTransportRefusedWhateverTheUserConfigSays(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "transport 'ext' not allowed") {
 		t.Errorf("want git's refusal of the ext transport, got %v", err)
 	}
+}
+
+// FuzzCheckRepo: what CheckRepo accepts is never an option, holds no
+// control byte, is not git's <transport>:: form and names no other scheme
+// than the allowed ones; its refusals say why.
+func FuzzCheckRepo(f *testing.F) {
+	for _, s := range []string{"https://github.com/ml-explore/mlx", "git@github.com:ml-explore/mlx.git", "../mlx",
+		"ext::sh -c touch% x", "--upload-pack=x", "ssh://-oProxyCommand=x/y", "fd::3", "ftp://h/x", "file:///srv/mlx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, repo string) {
+		err := CheckRepo(repo)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("CheckRepo(%q): an empty error", repo)
+			}
+			return
+		}
+		if repo == "" || repo[0] == '-' || strings.ContainsFunc(repo, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Fatalf("CheckRepo accepted %q", repo)
+		}
+		if t2, _, ok := strings.Cut(repo, "::"); ok && isScheme(t2) {
+			t.Fatalf("CheckRepo accepted the transport form %q", repo)
+		}
+		if s, _, ok := strings.Cut(repo, "://"); ok && isScheme(s) && !slices.Contains(urlSchemes, strings.ToLower(s)) {
+			t.Fatalf("CheckRepo accepted the scheme of %q", repo)
+		}
+	})
 }

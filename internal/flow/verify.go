@@ -20,66 +20,66 @@ import (
 type verifyDecl struct {
 	Records    *recordsDecl `yaml:"records"`
 	KernelKeys *struct {
-		At       configs.Pos
-		Scope    string   `yaml:"scope"`
-		Root     string   `yaml:"root"`
-		Include  []string `yaml:"include"`
-		Exclude  []string `yaml:"exclude"`
-		Files    []string `yaml:"files"`
-		Count    int      `yaml:"count"`
-		Launches string   `yaml:"launches"`
+		At       configs.Pos `yaml:"-"`
+		Scope    string      `yaml:"scope"`
+		Root     string      `yaml:"root"`
+		Include  []string    `yaml:"include"`
+		Exclude  []string    `yaml:"exclude"`
+		Files    []string    `yaml:"files"`
+		Count    int         `yaml:"count"`
+		Launches string      `yaml:"launches"`
 	} `yaml:"kernel_keys"`
 	Wave32 *struct {
-		At      configs.Pos
-		Scope   string   `yaml:"scope"`
-		Root    string   `yaml:"root"`
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
+		At      configs.Pos `yaml:"-"`
+		Scope   string      `yaml:"scope"`
+		Root    string      `yaml:"root"`
+		Include []string    `yaml:"include"`
+		Exclude []string    `yaml:"exclude"`
 	} `yaml:"wave32"`
 	Hygiene *struct {
-		At          configs.Pos
-		Scope       string   `yaml:"scope"`
-		Root        string   `yaml:"root"`
-		Vendored    []string `yaml:"vendored"`
-		Owned       []string `yaml:"owned"`
-		Header      string   `yaml:"header"`
-		HeaderLines int      `yaml:"header_lines"`
-		Notice      string   `yaml:"notice"`
+		At          configs.Pos `yaml:"-"`
+		Scope       string      `yaml:"scope"`
+		Root        string      `yaml:"root"`
+		Vendored    []string    `yaml:"vendored"`
+		Owned       []string    `yaml:"owned"`
+		Header      string      `yaml:"header"`
+		HeaderLines int         `yaml:"header_lines"`
+		Notice      string      `yaml:"notice"`
 	} `yaml:"hygiene"`
 	KernelPorts *struct {
-		At        configs.Pos
-		Scope     string   `yaml:"scope"`
-		Root      string   `yaml:"root"`
-		Launchers []string `yaml:"launchers"`
-		Helpers   []string `yaml:"helpers"`
-		Rust      []string `yaml:"rust"`
-		Exclude   []string `yaml:"exclude"`
+		At        configs.Pos `yaml:"-"`
+		Scope     string      `yaml:"scope"`
+		Root      string      `yaml:"root"`
+		Launchers []string    `yaml:"launchers"`
+		Helpers   []string    `yaml:"helpers"`
+		Rust      []string    `yaml:"rust"`
+		Exclude   []string    `yaml:"exclude"`
 	} `yaml:"kernel_ports"`
 	LicenseHeaders *struct {
-		At          configs.Pos
-		Scope       string   `yaml:"scope"`
-		Root        string   `yaml:"root"`
-		Files       []string `yaml:"files"`
-		Vendored    []string `yaml:"vendored"`
-		Exclude     []string `yaml:"exclude"`
-		Header      string   `yaml:"header"`
-		HeaderLines int      `yaml:"header_lines"`
+		At          configs.Pos `yaml:"-"`
+		Scope       string      `yaml:"scope"`
+		Root        string      `yaml:"root"`
+		Files       []string    `yaml:"files"`
+		Vendored    []string    `yaml:"vendored"`
+		Exclude     []string    `yaml:"exclude"`
+		Header      string      `yaml:"header"`
+		HeaderLines int         `yaml:"header_lines"`
 	} `yaml:"license_headers"`
 	CrossRefs *struct {
-		At       configs.Pos
-		Scope    string   `yaml:"scope"`
-		Root     string   `yaml:"root"`
-		Files    []string `yaml:"files"`
-		Vendored []string `yaml:"vendored"`
-		Exclude  []string `yaml:"exclude"`
-		Upstream string   `yaml:"upstream"`
-		Repo     string   `yaml:"repo"`
+		At       configs.Pos `yaml:"-"`
+		Scope    string      `yaml:"scope"`
+		Root     string      `yaml:"root"`
+		Files    []string    `yaml:"files"`
+		Vendored []string    `yaml:"vendored"`
+		Exclude  []string    `yaml:"exclude"`
+		Upstream string      `yaml:"upstream"`
+		Repo     string      `yaml:"repo"`
 	} `yaml:"cross_refs"`
 	Rules     []verify.Rule `yaml:"rules"`
 	RulesRoot *struct {
-		At    configs.Pos
-		Scope string `yaml:"scope"`
-		Root  string `yaml:"root"`
+		At    configs.Pos `yaml:"-"`
+		Scope string      `yaml:"scope"`
+		Root  string      `yaml:"root"`
 	} `yaml:"rules_scope"`
 	Link *struct {
 		Files   []string `yaml:"files"`
@@ -90,10 +90,10 @@ type verifyDecl struct {
 
 // recordsDecl is the records check's section.
 type recordsDecl struct {
-	At            configs.Pos
-	Scope         string `yaml:"scope"`
-	Root          string `yaml:"root"`
-	RequireStatus bool   `yaml:"require_status"`
+	At            configs.Pos `yaml:"-"`
+	Scope         string      `yaml:"scope"`
+	Root          string      `yaml:"root"`
+	RequireStatus bool        `yaml:"require_status"`
 }
 
 // VerifyResult is verify's outcome; Failed decides the exit status.

@@ -174,6 +174,8 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				return nil, err
 			}
 			checks = append(checks, c)
+		case "gpu_code":
+			checks = append(checks, p.gpuCodeCheck())
 		}
 	}
 	return checks, nil
@@ -237,4 +239,14 @@ type skipped struct{ name, reason string }
 func (s skipped) Name() string { return s.name }
 func (s skipped) Run(context.Context) verify.Result {
 	return verify.Result{Check: s.name, Status: verify.Skip, Reason: s.reason}
+}
+
+// gpuCodeCheck compares the code objects in the plan's archives with the
+// architectures the plan (link.json, cargo.txt) gives the consumer.
+func (p *Prepared) gpuCodeCheck() verify.Check {
+	if p.Spec.Architectures == nil || p.Spec.Architectures.RustcEnv == "" {
+		return skipped{"gpu_code", fmt.Sprintf("the %s spec records no architectures in the link plan (architectures.rustc_env)", p.Backend)}
+	}
+	return verify.GPUCode{LinkPlan: filepath.Join(p.Layout.Out, "link.json"), Backend: p.Backend,
+		ArchEnv: p.Spec.Architectures.RustcEnv, Env: p.Opts.Env}
 }

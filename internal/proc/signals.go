@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -21,28 +22,53 @@ func (e *Interruption) Unwrap() error { return ErrInterrupted }
 var StopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // WithSignals returns a context cancelled when one of StopSignals arrives,
-// with an *Interruption naming the signal as its cause (context.Cause).
-// Once it is called the signals no longer end the process by themselves:
-// the caller's work stops through the context, and every program started
-// through Run is stopped with it. stop releases the signals.
+// with an *Interruption naming the signal as its cause. Once it is called
+// the signals no longer end the process by themselves: the caller's work
+// stops through the context, and every program started through Run is
+// stopped with it. The signal is also recorded when another handler (Mage's
+// own, for Ctrl-C) cancelled the parent first, so StopCause can name it.
+// stop releases the signals.
 func WithSignals(parent context.Context) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	got := new(atomic.Pointer[Interruption])
+	cctx, cancel := context.WithCancelCause(context.WithValue(parent, signalKey{}, got))
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, StopSignals...)
 	quit := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-ch:
-			cancel(&Interruption{Signal: sig})
+			in := &Interruption{Signal: sig}
+			got.CompareAndSwap(nil, in)
+			cancel(in)
 		case <-quit:
-		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() {
+	return cctx, func() {
 		signal.Stop(ch)
 		close(quit)
 		cancel(nil)
 	}
+}
+
+type signalKey struct{}
+
+// StopCause says why ctx ended: timedOut when its deadline passed, else
+// the signal that interrupted it (nil when it was cancelled otherwise or
+// the signal is not known). A live context gives false, nil.
+func StopCause(ctx context.Context) (timedOut bool, in *Interruption) {
+	if ctx.Err() == nil {
+		return false, nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true, nil
+	}
+	if errors.As(context.Cause(ctx), &in) {
+		return false, in
+	}
+	if got, ok := ctx.Value(signalKey{}).(*atomic.Pointer[Interruption]); ok {
+		return false, got.Load()
+	}
+	return false, nil
 }
 
 // SignalName is the signal's usual name: "SIGTERM", "SIGINT (Ctrl-C)".
@@ -60,20 +86,8 @@ func SignalName(s os.Signal) string {
 
 // causeOf is " by SIGTERM" when a signal cancelled ctx, else "".
 func causeOf(ctx context.Context) string {
-	var in *Interruption
-	if errors.As(context.Cause(ctx), &in) {
+	if _, in := StopCause(ctx); in != nil {
 		return " by " + SignalName(in.Signal)
 	}
 	return ""
-}
-
-// Interrupted reports whether ctx was cancelled rather than timed out,
-// with the signal's interruption when a signal did it.
-func Interrupted(ctx context.Context) (bool, *Interruption) {
-	if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return false, nil
-	}
-	var in *Interruption
-	errors.As(context.Cause(ctx), &in)
-	return true, in
 }

@@ -120,3 +120,39 @@ func TestSignalsStopTheBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestMageDeadlineStopsTheBuild runs the same sleeping build under Mage's
+// own deadline (-t 4s): Mage returns at the deadline without waiting for the
+// target and exits 1 saying the deadline passed (not "interrupted"); the
+// process's end stops every program it started.
+func TestMageDeadlineStopsTheBuild(t *testing.T) {
+	testutil.NeedTools(t, "go", "cmake", "ninja", "sleep")
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := testutil.CompileMlxbuild(t, repo)
+	marker := fmt.Sprintf("MLXBUILD_RELIABILITY_RUN=deadline-%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		for _, p := range testutil.Marked(marker) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "-t", "4s", "build:cpu")
+	cmd.Dir = napProject(t)
+	cmd.Env = append(testutil.EnvWithout("MLXBUILD_CACHE", "MLXBUILD_CONFIG", "MLXBUILD_BACKENDS"), marker, "MLXBUILD_JOBS=3", "NO_COLOR=1")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || took > 4*time.Second+stopBound {
+		t.Fatalf("mlxbuild -t 4s ended after %s with %v, want exit status 1 soon after 4s:\n%s", took, err, out.String())
+	}
+	if !strings.Contains(out.String(), "deadline exceeded") || strings.Contains(out.String(), "interrupted") {
+		t.Errorf("output should name the deadline, not an interrupt:\n%s", out.String())
+	}
+	gone := testutil.NoneMarkedWithin(t, marker, stopBound)
+	t.Logf("ended after %s; its last descendant %s later:\n%s", took, gone, out.String())
+}

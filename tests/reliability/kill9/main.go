@@ -11,7 +11,8 @@
 //
 //	go run ./tests/reliability/kill9 -trials 10
 //
-// Run it from the repository root; it needs go, cmake, ninja and Debian's
+// Run it from the repository root (-repo names another checkout, to
+// measure another commit with the same campaign); it needs go, cmake, ninja and Debian's
 // ROCm (hipcc). Each trial rebuilds the example once or twice (about a
 // minute on 2 cores); the set-up compiles the binary and builds once.
 package main
@@ -64,20 +65,21 @@ func main() {
 	trials := flag.Int("trials", 10, "number of kill trials")
 	seed := flag.Int64("seed", time.Now().UnixNano(), "random seed of the kill moments")
 	keep := flag.Bool("keep", false, "keep the work directory (binary, project copy, cache, build log)")
+	repo := flag.String("repo", ".", "the checkout whose mlxbuild and example to build (another commit, to compare)")
 	flag.Parse()
-	if err := run(*trials, *seed, *keep); err != nil {
+	if err := run(*repo, *trials, *seed, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "kill9:", err)
 		os.Exit(1)
 	}
 }
 
-func run(trials int, seed int64, keep bool) error {
-	repo, err := os.Getwd()
+func run(repo string, trials int, seed int64, keep bool) error {
+	repo, err := filepath.Abs(repo)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(repo, "examples", "minimlx")); err != nil {
-		return fmt.Errorf("run from the repository root (no examples/minimlx here): %w", err)
+		return fmt.Errorf("run from the repository root, or name it with -repo (no examples/minimlx here): %w", err)
 	}
 	work, err := os.MkdirTemp("", "mlxbuild-kill9-")
 	if err != nil {

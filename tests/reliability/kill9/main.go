@@ -58,8 +58,8 @@ type trial struct {
 	delay       time.Duration
 	finished    bool   // the gfx90a build ended before the kill
 	phase       string // the last step the killed build had printed
-	early       int // processes of the killed build alive orphanEarly after the kill
-	orphans     int // ... and orphanLate after it
+	early       int    // processes of the killed build alive orphanEarly after the kill
+	orphans     int    // ... and orphanLate after it
 	rebuildErr  error
 	upToDate    bool // the gfx1030 build after the kill said "up to date"
 	check       verify.Result

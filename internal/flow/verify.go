@@ -320,6 +320,12 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				break
 			}
 			err = add(p.linkCheck(ctx, decl))
+		case "gpu_code":
+			if !built {
+				err = add(notBuilt(name), nil)
+				break
+			}
+			err = add(p.gpuCodeCheck(), nil)
 		}
 		if err != nil {
 			return nil, err
@@ -428,4 +434,14 @@ func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check
 		c.Runpath = append(c.Runpath, decl.Link.Runpath...)
 	}
 	return c, nil
+}
+
+// gpuCodeCheck compares the code objects in the plan's archives with the
+// architectures the plan (link.json, cargo.txt) gives the consumer.
+func (p *Prepared) gpuCodeCheck() verify.Check {
+	if p.Spec.Architectures == nil || p.Spec.Architectures.RustcEnv == "" {
+		return verify.Fixed{Check: "gpu_code", Status: verify.Skip, Reason: fmt.Sprintf("the %s spec records no architectures in the link plan (architectures.rustc_env)", p.Backend)}
+	}
+	return verify.GPUCode{LinkPlan: filepath.Join(p.Layout.Out, "link.json"), Backend: p.Backend,
+		ArchEnv: p.Spec.Architectures.RustcEnv, Env: p.Opts.Env}
 }

@@ -65,6 +65,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if p.Arch != nil {
 		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
 	}
+	// What the toolchain must bring does not depend on the build: check it
+	// now, in seconds, so a missing package or library is named first.
+	if gaps := p.toolchainGaps(); len(gaps) > 0 {
+		return nil, nil, p.gapsError(gaps)
+	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
 
 	if err := cache.Prepare(p.Layout); err != nil {
@@ -82,17 +87,10 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
-	cur, err := p.stampInputs()
-	if err != nil {
-		return nil, nil, err
-	}
-	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
-		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], cur.Inputs["pin"]); err != nil {
+	if old != nil && old.Inputs["pin"] != p.pinLabel() {
+		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], p.pinLabel()); err != nil {
 			return nil, nil, err
 		}
-	}
-	for _, c := range cache.Diff(old, cur) {
-		sum.Why = append(sum.Why, c.String())
 	}
 
 	t := time.Now()
@@ -108,6 +106,26 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	sum.Materialize = stats
 	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
+
+	// The dependencies the tree declares must all be provided before
+	// CMake runs: it may not download them itself.
+	nw := len(p.Warnings)
+	if err := p.resolveDeps(p.Layout.Tree); err != nil {
+		return nil, nil, err
+	}
+	if p.DepsErr != nil {
+		return nil, nil, p.DepsErr
+	}
+	for _, w := range p.Warnings[nw:] {
+		pr.Warn("%s", w)
+	}
+	cur, err := p.stampInputs()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range cache.Diff(old, cur) {
+		sum.Why = append(sum.Why, c.String())
+	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
 	// The compiler launcher (ccache/sccache) is kept out of the stamp:
@@ -144,6 +162,10 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		if err != nil {
 			return nil, nil, err
 		}
+		provider, err := p.setupDeps(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
 		for k, v := range ldefs {
 			defines[k] = v
 		}
@@ -153,6 +175,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		}
 		err = cmake.Configure(ctx, cmake.ConfigureOptions{
 			Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
+			DependencyProvider: provider,
 		})
 		log.Close()
 		if err != nil {
@@ -164,12 +187,6 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		sum.Reconfigured = true
 	}
 	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
-
-	// Shared and system libraries do not depend on the build: check them
-	// now, so a missing one is named before minutes of compiling.
-	if _, err := p.planLink(true); err != nil {
-		return nil, nil, err
-	}
 
 	t = time.Now()
 	jobs, err := p.jobs()

@@ -17,15 +17,15 @@ const ProjectFileName = "mlxbuild.yaml"
 
 // Project is a parsed mlxbuild.yaml.
 type Project struct {
-	Pos      Pos                        `json:"-"`
-	Source   Source                     `yaml:"source" required:"true"`
-	Cache    string                     `yaml:"cache"`
-	Launcher *Launcher                  `yaml:"launcher"`
+	Pos      Pos       `json:"-"`
+	Source   Source    `yaml:"source" required:"true"`
+	Cache    string    `yaml:"cache"`
+	Launcher *Launcher `yaml:"launcher"`
 	// DepsMirror is a local directory of dependency archives and git
 	// repositories (named as deps:fetch -mirror expects): builds and
 	// deps:fetch seed the verified cache from it, never from the network.
-	DepsMirror string `yaml:"deps_mirror"`
-	Backends map[string]*ProjectBackend `yaml:"backends"`
+	DepsMirror string                     `yaml:"deps_mirror"`
+	Backends   map[string]*ProjectBackend `yaml:"backends"`
 
 	// File is the project file's path and Dir its directory; relative
 	// paths in the file are relative to Dir.

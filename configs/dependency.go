@@ -24,12 +24,20 @@ type Dependency struct {
 	Git    string `yaml:"git"`
 	Tag    string `yaml:"tag"`
 	Commit string `yaml:"commit"`
+	// Paths limits a git dependency's archive to these paths of the
+	// commit (cutlass: include), for a build that uses only them.
+	Paths []string `yaml:"paths"`
 	// SHA256 is the hash of what the cache stores: the archive as
 	// downloaded, or for git the deterministic archive of the commit.
 	SHA256 string `yaml:"sha256"`
 	// Providers are tried in order: cache, system, dir.
 	Providers []string        `yaml:"providers" required:"true"`
 	System    *SystemProvider `yaml:"system"`
+	// Static names archives the dependency's build adds (gguflib builds
+	// libgguflib.a): the link plan lists them after the spec's own static
+	// libraries when the dependency is built, not when a system provider
+	// stands in.
+	Static []string `yaml:"static"`
 	// Dir is a directory holding the dependency's source, relative to the
 	// file that declares it.
 	Dir string   `yaml:"dir"`
@@ -52,6 +60,10 @@ type SystemProvider struct {
 	// Defines are set when this provider is used: USE_SYSTEM_FMT=ON,
 	// MLX_BUILD_GGUF=OFF.
 	Defines []Define `yaml:"defines"`
+	// SourceDir, when set, is where the system keeps the dependency's
+	// files, given to CMake as <name>_SOURCE_DIR (FetchContent_SetPopulated):
+	// "{toolchain.root}" for CCCL inside the CUDA toolkit.
+	SourceDir string `yaml:"source_dir"`
 }
 
 // CMakePackage is a CMake package config the build finds with
@@ -108,10 +120,15 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 			ps.add(pos(path+".git"), "dependency %s has both url and git; keep one", d.Name)
 		case d.URL != "":
 			checkURL(ps, pos(path+".url"), d.URL)
-			if d.Tag != "" || d.Commit != "" {
-				ps.add(pos(path+".url"), "tag and commit belong to a git dependency, not to url")
+			if d.Tag != "" || d.Commit != "" || len(d.Paths) > 0 {
+				ps.add(pos(path+".url"), "tag, commit and paths belong to a git dependency, not to url")
 			}
 		case d.Git != "":
+			for j, p := range d.Paths {
+				if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") || slices.Contains(strings.Split(p, "/"), "..") {
+					ps.add(pos(fmt.Sprintf("%s.paths[%d]", path, j)), "paths entry %q must be a relative path inside the repository", p)
+				}
+			}
 			if !hex40.MatchString(d.Commit) {
 				ps.add(pos(path+".git"), "git dependency %s needs commit: the full 40-hex commit its tag names (a tag can move)", d.Name)
 			}
@@ -149,6 +166,7 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 					ps.add(pos(path+".system.version"), "bad version constraint %q: write it like \">= 3.11\"", s.Version)
 				}
 			}
+			checkPlaceholders(ps, pos(path+".system.source_dir"), s.SourceDir)
 			for k, def := range s.Defines {
 				if def.Name != "" && !cmakeName.MatchString(def.Name) {
 					ps.add(pos(fmt.Sprintf("%s.system.defines[%d].name", path, k)), "define name %q is not a CMake variable name", def.Name)
@@ -157,6 +175,11 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 		}
 		for j, o := range d.OS {
 			oneOf(ps, pos(fmt.Sprintf("%s.os[%d]", path, j)), "platform", o, knownOS)
+		}
+		for j, l := range d.Static {
+			if !libName.MatchString(l) {
+				ps.add(pos(fmt.Sprintf("%s.static[%d]", path, j)), "library name %q: give the bare name (gguflib, not libgguflib.a)", l)
+			}
 		}
 	}
 }

@@ -214,14 +214,49 @@ func download(ctx context.Context, store Store, d configs.Dependency, client *ht
 	return store.put(d, d.URL, resp.Body)
 }
 
-// fetchGit brings d's commit into the store's bare mirror from src (a URL
-// or a local repository) and stores a deterministic archive of it: git
-// archive of the commit (file order and times come from the commit alone)
-// compressed by gzip with an empty header, so the same commit always gives
-// the same bytes and the spec's sha256 pins them.
+// fetchGit stores a deterministic archive of d's commit: git archive of
+// the commit (file order and times come from the commit alone) compressed
+// by gzip with an empty header, so the same commit always gives the same
+// bytes and the spec's sha256 pins them. A remote src is fetched (one
+// commit, shallow) into the store's bare mirror first; a local repository
+// (a -mirror entry) is read in place, so only the commit's own objects, or
+// with paths only those paths, need to be there.
 func fetchGit(ctx context.Context, store Store, d configs.Dependency, src string) error {
 	g := gitrun.Runner{Extra: []string{"GIT_CONFIG_NOSYSTEM=1"}}
-	mirror := store.gitMirror(d)
+	repo := src
+	if !isDir(src) {
+		repo = store.gitMirror(d)
+		if err := fetchCommit(ctx, g, d, src, repo); err != nil {
+			return err
+		}
+	}
+	if d.Tag != "" {
+		at, err := g.Output(ctx, repo, "rev-parse", "--verify", "-q", "refs/tags/"+d.Tag+"^{commit}")
+		if err == nil && at != d.Commit {
+			return fmt.Errorf("%s: tag %s of %s is commit %s, but %s declares %s: the tag moved; check it and update commit and sha256", d.Name, d.Tag, src, at, originOf(d), d.Commit)
+		}
+	}
+	if _, err := g.Output(ctx, repo, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err != nil {
+		return fmt.Errorf("%s: commit %s is not in %s", d.Name, d.Commit, src)
+	}
+	args := []string{"archive", "--format=tar", "--prefix=" + d.Name + "/", d.Commit}
+	if len(d.Paths) > 0 {
+		args = append(append(args, "--"), d.Paths...)
+	}
+	res, err := g.Run(ctx, repo, args...)
+	if err != nil {
+		return fmt.Errorf("archiving %s at %s from %s: %w", d.Name, d.Commit, src, err)
+	}
+	var gz bytes.Buffer
+	if err := deterministicGzip(&gz, res.Stdout); err != nil {
+		return err
+	}
+	return store.put(d, src+" at "+d.Commit, &gz)
+}
+
+// fetchCommit brings d's commit from a remote into the bare repository
+// mirror, unless it is there already.
+func fetchCommit(ctx context.Context, g gitrun.Runner, d configs.Dependency, src, mirror string) error {
 	if !isDir(mirror) {
 		if err := os.MkdirAll(filepath.Dir(mirror), 0o755); err != nil {
 			return err
@@ -230,35 +265,19 @@ func fetchGit(ctx context.Context, store Store, d configs.Dependency, src string
 			return fmt.Errorf("creating the git mirror of %s: %w", d.Name, err)
 		}
 	}
-	if _, err := g.Output(ctx, mirror, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err != nil {
-		refspec := d.Commit
-		if d.Tag != "" {
-			refspec = "+refs/tags/" + d.Tag + ":refs/tags/" + d.Tag
-		}
-		// One commit is all the archive needs: a shallow fetch keeps big
-		// histories (cutlass, cccl) off the disk.
-		if _, err := g.Run(ctx, mirror, "fetch", "-q", "--depth=1", "--no-tags", "--", fileURL(src), refspec); err != nil {
-			return fmt.Errorf("fetching %s %s from %s: %w", d.Name, orCommit(d), src, err)
-		}
+	if _, err := g.Output(ctx, mirror, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err == nil {
+		return nil
 	}
+	refspec := d.Commit
 	if d.Tag != "" {
-		at, err := g.Output(ctx, mirror, "rev-parse", "--verify", "-q", "refs/tags/"+d.Tag+"^{commit}")
-		if err == nil && at != d.Commit {
-			return fmt.Errorf("%s: tag %s of %s is commit %s, but %s declares %s: the tag moved; check it and update commit and sha256", d.Name, d.Tag, src, at, originOf(d), d.Commit)
-		}
+		refspec = "+refs/tags/" + d.Tag + ":refs/tags/" + d.Tag
 	}
-	if _, err := g.Output(ctx, mirror, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err != nil {
-		return fmt.Errorf("%s: commit %s is not in %s", d.Name, d.Commit, src)
+	// One commit is all the archive needs: a shallow fetch keeps big
+	// histories (cutlass, cccl) off the disk.
+	if _, err := g.Run(ctx, mirror, "fetch", "-q", "--depth=1", "--no-tags", "--", fileURL(src), refspec); err != nil {
+		return fmt.Errorf("fetching %s %s from %s: %w", d.Name, orCommit(d), src, err)
 	}
-	res, err := g.Run(ctx, mirror, "archive", "--format=tar", "--prefix="+d.Name+"/", d.Commit)
-	if err != nil {
-		return fmt.Errorf("archiving %s at %s: %w", d.Name, d.Commit, err)
-	}
-	var gz bytes.Buffer
-	if err := deterministicGzip(&gz, res.Stdout); err != nil {
-		return err
-	}
-	return store.put(d, src+" at "+d.Commit, &gz)
+	return nil
 }
 
 // fileURL makes a local repository path a file:// URL: git honours

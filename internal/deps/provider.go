@@ -43,7 +43,11 @@ func ProviderScript(choices []Choice) string {
 			if c.Package != nil {
 				fmt.Fprintf(&b, "    find_package(%s CONFIG REQUIRED)\n", c.Dep.System.FindPackage)
 			}
-			b.WriteString("    FetchContent_SetPopulated(${dep_name})\n")
+			if c.Dir != "" {
+				fmt.Fprintf(&b, "    FetchContent_SetPopulated(${dep_name} SOURCE_DIR %s)\n", quote(c.Dir))
+			} else {
+				b.WriteString("    FetchContent_SetPopulated(${dep_name})\n")
+			}
 		default:
 			fmt.Fprintf(&b, "    string(TOUPPER \"${dep_name}\" _mlxbuild_up)\n")
 			fmt.Fprintf(&b, "    set(FETCHCONTENT_SOURCE_DIR_${_mlxbuild_up} %s)\n", quote(c.Dir))

@@ -36,10 +36,17 @@ func (c Choice) Input() string {
 	case "cache":
 		return "cache sha256:" + c.Dep.SHA256
 	case "system":
+		in := "system"
 		if c.Package != nil {
-			return "system " + c.Package.File + " " + c.Package.Version
+			in += " " + c.Package.File + " " + c.Package.Version
 		}
-		return "system (defines only)"
+		if c.Dir != "" {
+			in += " in " + c.Dir
+		}
+		if in == "system" {
+			in += " (defines only)"
+		}
+		return in
 	}
 	return c.Provider + " " + c.Dir
 }
@@ -48,6 +55,8 @@ func (c Choice) Input() string {
 type Env struct {
 	Store    Store
 	Prefixes []string // where system package configs are searched
+	// Expand fills {toolchain.*} placeholders of a system source_dir.
+	Expand func(string) string
 	// Mirror is the project's local mirror (deps_mirror): an archive it
 	// holds counts as cached, and is copied in, verified, before configure.
 	Mirror string
@@ -161,8 +170,19 @@ func resolveSystem(d configs.Dependency, env Env) (*Choice, string) {
 	if len(names) > 0 {
 		with = " with " + strings.Join(names, " ")
 	}
+	srcDir := s.SourceDir
+	if srcDir != "" && env.Expand != nil {
+		srcDir = env.Expand(srcDir)
+	}
+	if srcDir != "" && !isDir(srcDir) {
+		return nil, fmt.Sprintf("system: %s (source_dir) does not exist", srcDir)
+	}
 	if s.FindPackage == "" {
-		return &Choice{Dep: d, Provider: "system", Defines: defs, Detail: "system: not needed" + with}, ""
+		detail := "system: not needed" + with
+		if srcDir != "" {
+			detail = "system files in " + srcDir + with
+		}
+		return &Choice{Dep: d, Provider: "system", Dir: srcDir, Defines: defs, Detail: detail}, ""
 	}
 	install := "install it"
 	if s.Package != "" {
@@ -179,7 +199,7 @@ func resolveSystem(d configs.Dependency, env Env) (*Choice, string) {
 			return nil, fmt.Sprintf("system: %s %s (%s) does not satisfy %q; %s of a matching version", s.FindPackage, orUnknown(pc.Version), pc.File, s.Version, install)
 		}
 	}
-	return &Choice{Dep: d, Provider: "system", Package: &pc, Defines: defs,
+	return &Choice{Dep: d, Provider: "system", Package: &pc, Dir: srcDir, Defines: defs,
 		Detail: fmt.Sprintf("system %s %s (%s)%s", s.FindPackage, orUnknown(pc.Version), pc.File, with)}, ""
 }
 

@@ -290,7 +290,7 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
 		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
 	}
-	return backends.PlanLink(p.Spec, backends.LinkInputs{
+	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
 		SkipStatic: skipStatic,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
@@ -21,7 +22,8 @@ import (
 // depsEnv is where this build looks for dependencies: the cache root's
 // store and the system's CMake package prefixes.
 func (p *Prepared) depsEnv() deps.Env {
-	return deps.Env{Store: deps.StoreAt(p.Config.CacheRoot.Value), Prefixes: p.packagePrefixes(), Mirror: p.Config.Project.Abs(p.Config.Project.DepsMirror)}
+	return deps.Env{Store: deps.StoreAt(p.Config.CacheRoot.Value), Prefixes: p.packagePrefixes(),
+		Expand: func(s string) string { return backends.Expand(s, p.Toolchain) }, Mirror: p.Config.Project.Abs(p.Config.Project.DepsMirror)}
 }
 
 func (p *Prepared) packagePrefixes() []string {
@@ -203,4 +205,24 @@ func (p *Prepared) printDeps(w io.Writer) {
 			}
 		}
 	}
+}
+
+// linkSpec is the spec with the archives that built dependencies add
+// (gguflib) appended to its static libraries, after MLX's own.
+func (p *Prepared) linkSpec() *configs.Spec {
+	var extra []configs.Lib
+	for _, c := range p.Deps {
+		if c.Provider == "system" {
+			continue
+		}
+		for _, name := range c.Dep.Static {
+			extra = append(extra, configs.Lib{Name: name, Origin: c.Dep.Origin})
+		}
+	}
+	if len(extra) == 0 {
+		return p.Spec
+	}
+	s := *p.Spec
+	s.Link.Static = append(append([]configs.Lib(nil), p.Spec.Link.Static...), extra...)
+	return &s
 }

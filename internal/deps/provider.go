@@ -2,6 +2,7 @@ package deps
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -41,6 +42,9 @@ func ProviderScript(choices []Choice) string {
 		switch c.Provider {
 		case "system":
 			if c.Package != nil {
+				// The very config mlxbuild checked: a toolchain's prefix
+				// (/usr/local/cuda) is not one CMake searches by itself.
+				fmt.Fprintf(&b, "    set(%s_DIR %s)\n", c.Dep.System.FindPackage, quote(filepath.Dir(c.Package.File)))
 				fmt.Fprintf(&b, "    find_package(%s CONFIG REQUIRED)\n", c.Dep.System.FindPackage)
 			}
 			if c.Dir != "" {

@@ -63,18 +63,22 @@ func (p *Prepared) resolveDeps(trees ...string) error {
 }
 
 // planTrees are the sources plan reads declarations from without
-// writing anything: the materialized tree when there is one, else a
-// source directory used as is with the overlay.
-func (p *Prepared) planTrees() []string {
-	if isDirPath(p.Layout.Tree) {
-		return []string{p.Layout.Tree}
+// writing anything.
+func (p *Prepared) planTrees() []string { return declaringTrees(p.Config, p.Backend) }
+
+// declaringTrees are the sources whose FetchContent declarations count for
+// a backend before a build: the materialized tree when there is one, else
+// a source directory used as is with the overlay; none for a git source not
+// checked out yet (then every declared dependency counts).
+func declaringTrees(cfg *configs.Config, backend string) []string {
+	if tree := cache.For(cfg.CacheRoot.Value, backend).Tree; isDirPath(tree) {
+		return []string{tree}
 	}
-	src := p.source()
-	if src.Dir == "" {
+	if cfg.Project.Source.Dir == "" {
 		return nil
 	}
-	trees := []string{src.Dir}
-	if ov := p.Config.Overlay(p.Backend); ov != "" {
+	trees := []string{cfg.Project.Abs(cfg.Project.Source.Dir)}
+	if ov := cfg.Overlay(backend); ov != "" {
 		trees = append(trees, ov)
 	}
 	return trees

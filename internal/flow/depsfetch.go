@@ -38,7 +38,19 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 		if !slices.Contains(spec.Platforms, o.GOOS) {
 			continue
 		}
-		list = append(list, spec.ActiveDependencies(o.GOOS)...)
+		// Only what the backend's source declares: the built-in specs know
+		// MLX's dependencies, a smaller project needs fewer.
+		var used map[string]bool
+		if trees := declaringTrees(cfg, name); len(trees) > 0 {
+			if used, err = deps.Declared(trees...); err != nil {
+				return err
+			}
+		}
+		for _, d := range spec.ActiveDependencies(o.GOOS) {
+			if used == nil || used[strings.ToLower(d.Name)] {
+				list = append(list, d)
+			}
+		}
 	}
 	if mirror == "" && cfg.Project.DepsMirror != "" {
 		mirror = cfg.Project.Abs(cfg.Project.DepsMirror)

@@ -97,6 +97,9 @@ func (d Dependency) Source() string {
 	if d.URL != "" {
 		return d.URL
 	}
+	if d.Git == "" {
+		return "no download declared"
+	}
 	if d.Tag != "" {
 		return d.Git + " at " + d.Tag + " (" + d.Commit + ")"
 	}

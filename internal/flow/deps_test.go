@@ -34,7 +34,7 @@ func newDepsProject(t *testing.T) *depsProject {
 
 	// The URL dependency: a release-style archive with one top directory.
 	archive := tarGz(t, map[string]string{
-		"tiny-1.0/CMakeLists.txt":   "cmake_minimum_required(VERSION 3.20)\nproject(tiny LANGUAGES CXX)\nadd_library(tiny INTERFACE)\ntarget_include_directories(tiny INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/include)\n",
+		"tiny-1.0/CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(tiny LANGUAGES CXX)\nadd_library(tiny INTERFACE)\ntarget_include_directories(tiny INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/include)\n",
 		"tiny-1.0/include/tiny.h": "#define TINY 40\n",
 	})
 	sum := sha256.Sum256(archive)

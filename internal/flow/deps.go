@@ -94,7 +94,15 @@ func isDirPath(p string) bool {
 // version constraints) and shared or system libraries. Both are checked
 // before configure, so the whole list comes in seconds, not after CMake.
 func (p *Prepared) toolchainGaps() []string {
+	gaps, _ := p.toolchainGapsLibs()
+	return gaps
+}
+
+// toolchainGapsLibs is toolchainGaps with the missing-library error kept,
+// so callers can still tell what kind of gap it is.
+func (p *Prepared) toolchainGapsLibs() ([]string, error) {
 	var gaps []string
+	var libErr error
 	prefixes := p.packagePrefixes()
 	for _, pkg := range p.Spec.CMakePackages {
 		if !pkg.On(p.Opts.GOOS) {
@@ -118,6 +126,7 @@ func (p *Prepared) toolchainGaps() []string {
 		}
 	}
 	if _, err := p.planLink(true); err != nil {
+		libErr = err
 		var ml *backends.MissingLibraryError
 		if errors.As(err, &ml) {
 			for _, l := range ml.Lines {
@@ -127,8 +136,23 @@ func (p *Prepared) toolchainGaps() []string {
 			gaps = append(gaps, err.Error())
 		}
 	}
-	return gaps
+	return gaps, libErr
 }
+
+// GapsError is everything a build needs from the toolchain and the system
+// that is missing; it unwraps to the missing-library error when libraries
+// are among the gaps.
+type GapsError struct {
+	Backend, Spec string
+	Gaps          []string
+	Libs          error
+}
+
+func (e *GapsError) Error() string {
+	return fmt.Sprintf("the %s build needs what this machine lacks (spec %s):\n  - %s", e.Backend, e.Spec, strings.Join(e.Gaps, "\n  - "))
+}
+
+func (e *GapsError) Unwrap() error { return e.Libs }
 
 func orQ(v string) string {
 	if v == "" {
@@ -152,7 +176,8 @@ func (p *Prepared) checkBeforeConfigure() error {
 }
 
 func (p *Prepared) gapsError(gaps []string) error {
-	return fmt.Errorf("the %s build needs what this machine lacks (spec %s):\n  - %s", p.Backend, p.Spec.Source, strings.Join(gaps, "\n  - "))
+	_, libs := p.toolchainGapsLibs()
+	return &GapsError{Backend: p.Backend, Spec: p.Spec.Source, Gaps: gaps, Libs: libs}
 }
 
 // setupDeps unpacks the cached dependencies (verified again) and writes

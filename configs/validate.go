@@ -101,6 +101,8 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		}
 	}
 	validateLink(&s.Link, pos, ps)
+	validateDependencies(s.Dependencies, pos, ps)
+	validateCMakePackages(s.CMakePackages, pos, ps)
 	if s.Rpath.Mode != "" {
 		oneOf(ps, pos("rpath.mode"), "rpath mode", s.Rpath.Mode, knownRpathModes)
 	}

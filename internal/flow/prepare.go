@@ -15,6 +15,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/deps"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -34,6 +35,11 @@ type Prepared struct {
 	Defines  map[string]string
 	CMakeEnv []string
 	Warnings []string
+	// Deps are the providers chosen for the spec's dependencies; DepsErr
+	// names those no provider satisfies (a build refuses it before
+	// configure, plan shows it).
+	Deps    []deps.Choice
+	DepsErr error
 }
 
 // Prepare loads the configuration, selects the backend (from the target's
@@ -170,6 +176,11 @@ func (p *Prepared) checkConstraints() error {
 		return fmt.Errorf("the %s build needs tools this machine lacks:\n  %s\n(on Debian and Ubuntu, `go run mage.go setup` installs them; `doctor` lists every gap)", p.Backend, strings.Join(missing, "\n  "))
 	}
 	if len(problems) > 0 {
+		// Name everything else the toolchain lacks in the same message, so
+		// one run shows what a newer toolchain must bring.
+		for _, g := range p.toolchainGaps() {
+			problems = append(problems, g)
+		}
 		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))
 	}
 	return nil

@@ -1,6 +1,8 @@
 package records
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,6 +39,13 @@ func FuzzParseUpstream(f *testing.F) {
 
 func FuzzParseLocalFixes(f *testing.F) {
 	f.Add([]byte(fixesDoc))
+	for _, name := range []string{"LOCAL_FIXES.older.md", "LOCAL_FIXES.mid-df8bc628.md"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "reference", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Add([]byte("1. **A.**\nStatus: proposed https://x/y\n1. **A.**\n3. b\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lf, probs := ParseLocalFixes(data)
@@ -55,8 +64,11 @@ func FuzzParseLocalFixes(f *testing.F) {
 			if (it.Status == StatusProposed) != (it.Link != "") {
 				t.Fatalf("item %+v: a link goes with status proposed and only with it", it)
 			}
-			if (it.Status == StatusUnknown) != (it.StatusLine == 0) {
-				t.Fatalf("item %+v: status and status line disagree", it)
+			if (it.StatusFrom == SourceLine) != (it.StatusLine != 0) {
+				t.Fatalf("item %+v: status source and status line disagree", it)
+			}
+			if (it.Status == StatusUnknown) != (it.StatusFrom == SourceNone) {
+				t.Fatalf("item %+v: a status without a source, or a source without a status", it)
 			}
 		}
 		for _, p := range append(probs, lf.Numbering()...) {

@@ -1,8 +1,6 @@
 package records
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,13 +37,6 @@ func FuzzParseUpstream(f *testing.F) {
 
 func FuzzParseLocalFixes(f *testing.F) {
 	f.Add([]byte(fixesDoc))
-	for _, name := range []string{"LOCAL_FIXES.older.md", "LOCAL_FIXES.mid-df8bc628.md"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "reference", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
 	f.Add([]byte("1. **A.**\nStatus: proposed https://x/y\n1. **A.**\n3. b\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lf, probs := ParseLocalFixes(data)
@@ -75,6 +66,37 @@ func FuzzParseLocalFixes(f *testing.F) {
 			if p.Line < 0 || p.Line > nlines || p.Message == "" || p.Fix == "" {
 				t.Fatalf("problem %+v outside lines 0..%d or without message and fix", p, nlines)
 			}
+		}
+	})
+}
+
+func FuzzParseResidual(f *testing.F) {
+	f.Add([]byte(residualDoc))
+	f.Add([]byte("# pin: a\n# pin: b\nx\n--- a/p\n+++ b/p\n--- a/p\n+++ b/p\n# note q: r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, probs := ParseResidual(data)
+		nlines := len(splitLines(data))
+		for _, p := range probs {
+			if p.Line < 1 || p.Line > nlines || p.Message == "" || p.Fix == "" {
+				t.Fatalf("problem %+v: line outside 1..%d or no message and fix", p, nlines)
+			}
+		}
+		prev := 0
+		for _, p := range r.Patches {
+			if p.Line <= prev || p.Line > nlines || !strings.HasPrefix(p.Text, "--- ") {
+				t.Fatalf("patch %+v out of order, outside 1..%d or not starting at its header", p, nlines)
+			}
+			prev = p.Line
+		}
+		for k, h := range r.Hashes {
+			if !isHex64(h.Value) || h.Key != k || h.Line < 1 {
+				t.Fatalf("hash %q = %+v", k, h)
+			}
+		}
+		// What Render writes must read back with the same patches.
+		again, _ := ParseResidual(r.Render())
+		if len(again.Patches) != len(r.Patches) {
+			t.Fatalf("render and parse: %d patches, had %d", len(again.Patches), len(r.Patches))
 		}
 	})
 }

@@ -13,11 +13,12 @@ import (
 //     directory in it (`quantized/qmm.hip`);
 //   - by its bare file name, when no other overlay file has that name.
 //
-// A shorter form counts only on its own, never as the tail of a longer
-// path, so `mlx/device.cpp` does not name mlx/backend/rocm/device.cpp and
-// the top-level CMakeLists.txt is not named by mlx/backend/rocm/CMakeLists.txt.
+// Every form counts only on its own, never as the tail of a longer path, so
+// `mlx/device.cpp` does not name mlx/backend/rocm/device.cpp, and
+// `mlx/backend/rocm/CMakeLists.txt` does not name the top-level
+// CMakeLists.txt (whose full path is a bare name).
 func (l *Layout) Mentions(text, p string) bool {
-	if containsWord(text, p, false) {
+	if containsWord(text, p) {
 		return true
 	}
 	var short []string
@@ -38,7 +39,7 @@ func (l *Layout) Mentions(text, p string) bool {
 		short = append(short, name)
 	}
 	for _, s := range short {
-		if containsWord(text, s, true) {
+		if containsWord(text, s) {
 			return true
 		}
 	}
@@ -46,11 +47,10 @@ func (l *Layout) Mentions(text, p string) bool {
 }
 
 // containsWord finds s in text where it is not glued to a longer name:
-// the byte before is not a letter, digit, '_', '.', '-' (nor '/' when
-// short, so a tail of a longer path does not count), and the byte after is
-// not a letter, digit, '_' or '-'. A following '.' is allowed: sentences
-// end with one.
-func containsWord(text, s string, short bool) bool {
+// the byte before is not a letter, digit, '_', '.', '-' or '/' (so a tail of
+// a longer path does not count), and the byte after is not a letter, digit,
+// '_' or '-'. A following '.' is allowed: sentences end with one.
+func containsWord(text, s string) bool {
 	if s == "" {
 		return false
 	}
@@ -61,7 +61,7 @@ func containsWord(text, s string, short bool) bool {
 		}
 		at := i + j
 		end := at + len(s)
-		before := at == 0 || !(wordByte(text[at-1]) || text[at-1] == '.' || text[at-1] == '-' || (short && text[at-1] == '/'))
+		before := at == 0 || !(wordByte(text[at-1]) || text[at-1] == '.' || text[at-1] == '-' || text[at-1] == '/')
 		after := end == len(text) || !(wordByte(text[end]) || text[end] == '-')
 		if before && after {
 			return true

@@ -38,7 +38,11 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	if err != nil {
 		return overlays.Stats{}, err
 	}
-	stats, _, err := overlays.Materialize(pristine, cfg.Overlay(backend), p.Layout.Tree, p.Layout.Manifest, spec.Records)
+	overlay, err := p.treeOverlay()
+	if err != nil {
+		return overlays.Stats{}, err
+	}
+	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, spec.Records)
 	if err != nil {
 		return overlays.Stats{}, err
 	}

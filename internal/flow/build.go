@@ -101,7 +101,10 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
-	overlay := p.Config.Overlay(p.Backend)
+	overlay, err := p.treeOverlay()
+	if err != nil {
+		return nil, nil, err
+	}
 	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
 		return nil, nil, err
@@ -267,9 +270,7 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 		targets = p.Arch.Targets
 	}
 	rerun := []string{p.Config.Project.File}
-	if ov := p.Config.Overlay(p.Backend); ov != "" {
-		rerun = append(rerun, ov)
-	}
+	rerun = append(rerun, p.overlaySources()...)
 	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
 		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // stampInputs is every input of the build, by the names plan prints.
@@ -48,11 +47,11 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 			s.Inputs["define:"+k] = v
 		}
 	}
-	if ov := p.Config.Overlay(p.Backend); ov != "" {
-		files, err := overlays.OverlayFiles(ov, p.Spec.Records)
-		if err != nil {
-			return nil, err
-		}
+	files, err := p.overlayHashes()
+	if err != nil {
+		return nil, err
+	}
+	if files != nil {
 		s.SetOverlay(files)
 	}
 	return s, nil

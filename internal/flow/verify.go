@@ -127,7 +127,11 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			}
 			checks = append(checks, c)
 		case "integrity":
-			checks = append(checks, verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(overlay, p.Layout.Dir), Records: p.Spec.Records, Require: true})
+			treeOv, err := p.treeOverlay()
+			if err != nil {
+				return nil, err
+			}
+			checks = append(checks, verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(treeOv, p.Layout.Dir), Records: p.Spec.Records, Require: true})
 		case "kernel_keys":
 			if decl.KernelKeys == nil || overlay == "" {
 				checks = append(checks, skipped{"kernel_keys", fmt.Sprintf("no scope declared (backends.%s.verify.kernel_keys in %s)", p.Backend, p.Config.Project.File)})
@@ -156,12 +160,14 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			var foreign []string
 			for _, other := range configs.Names {
 				if other != p.Backend {
-					if ov := p.Config.Overlay(other); ov != "" {
-						foreign = append(foreign, ov)
-					}
+					foreign = append(foreign, overlaySources(p.Config, other)...)
 				}
 			}
-			checks = append(checks, verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Pristine: pristine, Require: true})
+			own, err := p.treeOverlay()
+			if err != nil {
+				return nil, err
+			}
+			checks = append(checks, verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Own: own, Pristine: pristine, Require: true})
 		case "rules":
 			if len(decl.Rules) == 0 {
 				checks = append(checks, skipped{"rules", fmt.Sprintf("no source rules declared (backends.%s.verify.rules)", p.Backend)})

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays"
@@ -65,4 +66,22 @@ func overlaySources(cfg *configs.Config, backend string) []string {
 		return []string{ov}
 	}
 	return nil
+}
+
+// layerDetail says, for plan, what a layer takes and where it puts it.
+func layerDetail(l overlays.Layer) string {
+	var parts []string
+	if len(l.Files) > 0 {
+		parts = append(parts, strings.Join(l.Files, " "))
+	}
+	if l.To != "" {
+		parts = append(parts, "-> "+l.To+"/")
+	}
+	if l.Optional {
+		parts = append(parts, "(optional)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, " ")
 }

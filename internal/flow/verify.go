@@ -122,6 +122,9 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				continue
 			}
 			c := verify.Records{Overlay: overlay, Pin: p.Config.Project.Source.Pin}
+			if pb != nil && pb.Fork != nil {
+				c.BackendDirs = pb.Fork.Dirs
+			}
 			if decl.Records != nil {
 				c.RequireStatus = decl.Records.RequireStatus
 			}

@@ -23,26 +23,12 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
-	if err := cache.Prepare(p.Layout); err != nil {
-		return overlays.Stats{}, err
-	}
-	pr := o.printer()
-	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
-	})
+	unlock, err := p.lockCache(ctx)
 	if err != nil {
-		return overlays.Stats{}, fmt.Errorf("locking the %s cache: %w", backend, err)
+		return overlays.Stats{}, err
 	}
 	defer unlock()
-	pristine, err := overlays.Pristine(ctx, cfg.CacheRoot.Value, p.source())
-	if err != nil {
-		return overlays.Stats{}, err
-	}
-	overlay, err := p.treeOverlay()
-	if err != nil {
-		return overlays.Stats{}, err
-	}
-	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, spec.Records)
+	stats, err := p.materialize(ctx)
 	if err != nil {
 		return overlays.Stats{}, err
 	}

@@ -130,7 +130,7 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 		return nil, err
 	}
 	resFile := filepath.Join(o.Overlay, records.ResidualName)
-	if err := rep.compare(ctx, m, fork, mlx, layout, fresh, resFile, o.Write); err != nil {
+	if err := rep.compare(ctx, m, layout, fresh, resFile, o.Write); err != nil {
 		return nil, err
 	}
 	for _, p := range append(records.CheckReadme(layout), records.CheckResidual(layout, up, lf)...) {
@@ -208,9 +208,16 @@ func (r *CheckReport) hooks(ctx context.Context, fork *Repo, l *records.Layout, 
 	return nil
 }
 
+// freshResidual is one core file's residual as it is now.
+type freshResidual struct {
+	recon []byte // pin + fork delta
+	own   []byte // the overlay's file
+	patch string // from recon to own
+}
+
 // residual rebuilds each core file as pin + fork delta and diffs the overlay
-// against it; it returns the fresh patches by path.
-func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, l *records.Layout) (map[string]string, error) {
+// against it; it returns the files with a residual by path.
+func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, l *records.Layout) (map[string]freshResidual, error) {
 	core := l.Core()
 	r.Core = len(core)
 	pin, err := mlx.readTree(ctx, r.Pin, core)
@@ -225,7 +232,7 @@ func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, 
 	if err != nil {
 		return nil, err
 	}
-	fresh := map[string]string{}
+	fresh := map[string]freshResidual{}
 	for _, p := range core {
 		t, inFork := theirs[p]
 		recon, conflicted, err := m.reconstruct(ctx, pin[p].Data, base[p].Data, t.Data, inFork, p)
@@ -241,7 +248,7 @@ func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, 
 			return nil, err
 		}
 		if patch != "" {
-			fresh[p] = patch
+			fresh[p] = freshResidual{recon: recon, own: data, patch: patch}
 			plus, minus := patchStats(patch)
 			r.Residuals = append(r.Residuals, ResidualFile{Path: p, Plus: plus, Minus: minus, Conflicted: conflicted})
 		}
@@ -254,7 +261,7 @@ func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, 
 
 // compare holds the fresh residual against CORE_RESIDUAL.diff, and writes
 // it when asked.
-func (r *CheckReport) compare(ctx context.Context, m *merger, fork, mlx *Repo, l *records.Layout, fresh map[string]string, resFile string, write bool) error {
+func (r *CheckReport) compare(ctx context.Context, m *merger, l *records.Layout, fresh map[string]freshResidual, resFile string, write bool) error {
 	data, err := os.ReadFile(resFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("forksync: reading %s: %w", resFile, err)
@@ -273,15 +280,8 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, fork, mlx *Repo, l
 			changed = append(changed, rf.Path+" (new residual)")
 			continue
 		}
-		recon, err := reconstructOf(ctx, m, fork, mlx, r, rf.Path)
-		if err != nil {
-			return err
-		}
-		own, err := os.ReadFile(filepath.Join(l.Root, filepath.FromSlash(rf.Path)))
-		if err != nil {
-			return err
-		}
-		if !m.applies(ctx, p.Text, recon, own, rf.Path) {
+		f := fresh[rf.Path]
+		if !m.applies(ctx, p.Text, f.recon, f.own, rf.Path) {
 			changed = append(changed, rf.Path+" (residual differs)")
 		}
 	}
@@ -309,7 +309,7 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, fork, mlx *Repo, l
 		next.Hashes[p] = records.Field{Value: l.Hashes[p]}
 	}
 	for _, rf := range r.Residuals {
-		next.Patches = append(next.Patches, records.FilePatch{Path: rf.Path, Text: fresh[rf.Path]})
+		next.Patches = append(next.Patches, records.FilePatch{Path: rf.Path, Text: fresh[rf.Path].patch})
 		if n, ok := old.Notes[rf.Path]; ok {
 			next.Notes[rf.Path] = n
 		}
@@ -322,25 +322,6 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, fork, mlx *Repo, l
 		r.Wrote = resFile
 	}
 	return nil
-}
-
-// reconstructOf rebuilds one core file as pin + fork delta.
-func reconstructOf(ctx context.Context, m *merger, fork, mlx *Repo, r *CheckReport, p string) ([]byte, error) {
-	pin, err := mlx.readTree(ctx, r.Pin, []string{p})
-	if err != nil {
-		return nil, err
-	}
-	base, err := fork.readTree(ctx, r.Base, []string{p})
-	if err != nil {
-		return nil, err
-	}
-	theirs, err := fork.readTree(ctx, r.Fork, []string{p})
-	if err != nil {
-		return nil, err
-	}
-	t, inFork := theirs[p]
-	recon, _, err := m.reconstruct(ctx, pin[p].Data, base[p].Data, t.Data, inFork, p)
-	return recon, err
 }
 
 // Render writes the report as terse lines, findings last.

@@ -84,8 +84,8 @@ func TestRecordsReferenceShape(t *testing.T) {
 }
 
 func TestRecordsNestedLocalFixes(t *testing.T) {
-	// LOCAL_FIXES.md in a sub-folder: item paths may be relative to it or
-	// to the overlay root.
+	// LOCAL_FIXES.md in a sub-folder (local_fixes:) is the one read: its
+	// defects are reported at its own path and lines.
 	dir := copyTree(t, "testdata/records/clean")
 	data, err := os.ReadFile(filepath.Join(dir, "LOCAL_FIXES.md"))
 	if err != nil {
@@ -95,4 +95,6 @@ func TestRecordsNestedLocalFixes(t *testing.T) {
 	os.Remove(filepath.Join(dir, "LOCAL_FIXES.md"))
 	c := Records{Overlay: dir, Pin: testPin, LocalFixes: "mlx/backend/rocm/LOCAL_FIXES.md"}
 	mustPass(t, c)
+	plant(t, dir, "mlx/backend/rocm/LOCAL_FIXES.md", "4. **Local path.**", "6. **Local path.**")
+	mustFind(t, c, "mlx/backend/rocm/LOCAL_FIXES.md:15", "gap in numbering: no items 4 to 5")
 }

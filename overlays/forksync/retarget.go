@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -172,16 +173,12 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	return res, nil
 }
 
-// checkRev refuses a revision git could read as an option, or that is
-// empty, before it reaches any git command line.
+// checkRev refuses, as a usage error, a revision git could read as an
+// option or that is not a well-formed ref or commit id, before it reaches
+// any git command line.
 func checkRev(what, rev string) error {
-	switch {
-	case rev == "":
-		return configs.Usagef("%s is empty; give a commit id (40 hex) or a branch of MLX", what)
-	case strings.HasPrefix(rev, "-"):
-		return configs.Usagef("%s %q starts with '-', which git would read as an option; give a commit id or a branch", what, rev)
-	case strings.ContainsAny(rev, " \t\n\x00"):
-		return configs.Usagef("%s %q has white space in it; give a commit id or a branch", what, rev)
+	if err := gitrun.CheckRev(rev); err != nil {
+		return configs.Usagef("%s %q %v; give a commit id (40 hex), a branch or a tag of MLX", what, rev, err)
 	}
 	return nil
 }

@@ -40,20 +40,11 @@ type Prepared struct {
 // own backend, MLXBUILD_BACKENDS and Cargo features), locates the toolchain,
 // checks version constraints and resolves the architectures.
 func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared, error) {
-	o = o.withDefaults()
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	p, err := prepareConfig(o, target, backend)
 	if err != nil {
 		return nil, err
 	}
-	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := cfg.Spec(chosen)
-	if err != nil {
-		return nil, err
-	}
-	p := &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}
+	o, spec := p.Opts, p.Spec
 	if err := p.locateToolchain(); err != nil {
 		return nil, err
 	}
@@ -72,6 +63,26 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 		}
 	}
 	return p, nil
+}
+
+// prepareConfig is the part of Prepare that reads only the configuration:
+// the project file, the backend's selection and spec, the cache layout.
+// verify runs its source checks on it when the rest of Prepare fails.
+func prepareConfig(o Options, target, backend string) (*Prepared, error) {
+	o = o.withDefaults()
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := cfg.Spec(chosen)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}, nil
 }
 
 // cmakeSetup adds what CMake needs for the toolchain's layout (Debian's

@@ -111,3 +111,22 @@ func (c *Config) Overlay(name string) string {
 	}
 	return ""
 }
+
+// Layers returns the backend's layers with their directories made absolute
+// (a layer without dir: takes the backend's overlay); nil when it declares
+// none, and the tree is pristine + Overlay.
+func (c *Config) Layers(name string) []Layer {
+	pb := c.Project.Backends[name]
+	if pb == nil || len(pb.Layers) == 0 {
+		return nil
+	}
+	out := make([]Layer, len(pb.Layers))
+	for i, l := range pb.Layers {
+		if l.Dir == "" {
+			l.Dir = pb.Overlay
+		}
+		l.Dir = c.Project.Abs(l.Dir)
+		out[i] = l
+	}
+	return out
+}

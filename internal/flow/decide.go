@@ -85,6 +85,10 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, error) {
 	if err != nil {
 		return overlays.Stats{}, err
 	}
-	stats, _, err := overlays.Materialize(pristine, p.Config.Overlay(p.Backend), p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	overlay, err := p.treeOverlay()
+	if err != nil {
+		return overlays.Stats{}, err
+	}
+	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	return stats, err
 }

@@ -23,15 +23,9 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
-	if err := cache.Prepare(p.Layout); err != nil {
-		return overlays.Stats{}, err
-	}
-	pr := o.printer()
-	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
-	})
+	unlock, err := p.lockCache(ctx)
 	if err != nil {
-		return overlays.Stats{}, fmt.Errorf("locking the %s cache: %w", backend, err)
+		return overlays.Stats{}, err
 	}
 	defer unlock()
 	pristine, err := overlays.Pristine(ctx, cfg.CacheRoot.Value, p.source())
@@ -47,19 +41,24 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	return stats, nil
 }
 
-// Clean removes one backend's cache directory, or every backend's with "".
+// Clean removes what mlxbuild made in one backend's cache directory, or
+// with "" in every backend's and the shared sources, and says what it left
+// because it is not mlxbuild's.
 func Clean(o Options, backend string) error {
 	o = o.withDefaults()
 	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	if err != nil {
 		return err
 	}
+	backends := configs.Names
 	if backend != "" {
 		if _, err := configs.Builtin(backend); err != nil {
 			return err
 		}
+		backends = []string{backend}
 	}
-	if err := cache.Clean(cfg.CacheRoot.Value, backend); err != nil {
+	res, err := cache.Clean(cfg.CacheRoot.Value, backends, backend == "")
+	if err != nil {
 		return err
 	}
 	what := "every backend"
@@ -67,5 +66,29 @@ func Clean(o Options, backend string) error {
 		what = backend
 	}
 	fmt.Fprintf(o.Stdout, "cleaned %s under %s\n", what, cfg.CacheRoot.Value)
+	pr := o.printer()
+	for _, l := range res.Left {
+		pr.Warn("left %s: mlxbuild did not make it; remove it by hand if it is not needed", l)
+	}
 	return nil
+}
+
+// lockCache makes the backend's cache directory (refusing one that another
+// project owns), takes its lock and removes what killed runs left there.
+func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
+	if err := cache.Prepare(p.Layout, p.Config.Project.Dir); err != nil {
+		return nil, err
+	}
+	pr := p.Opts.printer()
+	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+	}
+	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }

@@ -67,14 +67,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
 
-	if err := cache.Prepare(p.Layout); err != nil {
-		return nil, nil, err
-	}
-	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
-	})
+	unlock, err := p.lockCache(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+		return nil, nil, err
 	}
 	defer unlock()
 

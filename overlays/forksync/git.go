@@ -57,6 +57,9 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	if cacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
+	if err := cache.EnsureRoot(cacheRoot); err != nil {
+		return nil, err
+	}
 	r := &Repo{URL: url, Dir: overlays.MirrorDir(cacheRoot, url)}
 	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package forksync
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +20,8 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 		"3. **Cache key.** `mlx/backend/rocm/device.hip`\n   Status: proposed https://github.com/o/r/pull/12\n\n"+
 		"5. **No status.** `mlx/x.h`\n")
 	testutil.WriteFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
-	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
+	os.MkdirAll(filepath.Join(root, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: mlx\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
 	cfg, err := configs.LoadConfig(root, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -28,19 +28,6 @@ func (c *Config) checkCacheRoot(env func(string) string) error {
 	if root == filepath.Dir(root) {
 		return fail("%s is the file system root", root)
 	}
-	if h := env("HOME"); h != "" {
-		home := resolve(abs(h))
-		if root == home || within(root, home) {
-			return fail("%s is the home directory or holds it", root)
-		}
-		xdg := filepath.Join(home, ".cache")
-		if x := env("XDG_CACHE_HOME"); x != "" {
-			xdg = resolve(abs(x))
-		}
-		if root == xdg {
-			return fail("%s is the cache directory every tool shares; use a directory of mlxbuild's own inside it, such as %s", root, filepath.Join(xdg, "mlxbuild"))
-		}
-	}
 	p := c.Project
 	if dir := resolve(p.Dir); root == dir || within(root, dir) {
 		return fail("%s is the project's root (%s) or a directory above it", root, p.Dir)
@@ -54,6 +41,19 @@ func (c *Config) checkCacheRoot(env func(string) string) error {
 			return fail("%s holds %s (%s)", root, n.key, n.path)
 		case within(q, root):
 			return fail("%s lies inside %s (%s)", root, n.key, n.path)
+		}
+	}
+	if h := env("HOME"); h != "" {
+		home := resolve(abs(h))
+		if root == home || within(root, home) {
+			return fail("%s is the home directory or holds it", root)
+		}
+		xdg := filepath.Join(home, ".cache")
+		if x := env("XDG_CACHE_HOME"); x != "" {
+			xdg = resolve(abs(x))
+		}
+		if root == xdg {
+			return fail("%s is the cache directory every tool shares; use a directory of mlxbuild's own inside it, such as %s", root, filepath.Join(xdg, "mlxbuild"))
 		}
 	}
 	if err := cache.CheckRoot(c.CacheRoot.Value); err != nil {

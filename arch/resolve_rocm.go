@@ -55,6 +55,12 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 // fromEnv splits and validates a user's list.
 func fromEnv(backend, name, v string) ([]string, error) {
 	items := Split(v)
+	if len(items) == 0 {
+		// ";" or " , " would reach CMake as an empty list, which each
+		// toolchain fills with its own default (gfx803 for HIP).
+		return nil, &InvalidEnvError{Var: name, Value: v, Why: "names no architecture, only separators",
+			Fix: "set it to a list such as " + exampleFor(backend) + ", or unset it to probe the GPUs"}
+	}
 	for _, it := range items {
 		if err := Validate(backend, it); err != nil {
 			return nil, &InvalidEnvError{Var: name, Value: v, Err: err, Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend)}

@@ -189,6 +189,9 @@ var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
 func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := env("HIP_CLANG_PATH"); p != "" {
+		if err := safepath.CheckControl(p); err != nil {
+			return configs.Usagef("HIP_CLANG_PATH: %v", err)
+		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}
 	cands = append(cands,

@@ -84,3 +84,13 @@ func TestFlagString(t *testing.T) {
 		t.Errorf("a CR in CUDA_HOME: %v", err)
 	}
 }
+
+// TestHIPClangPathWithControlCharacter: HIP_CLANG_PATH names the compiler
+// CMake gets; a newline in it is refused, naming the variable.
+func TestHIPClangPathWithControlCharacter(t *testing.T) {
+	testutil.NeedTools(t, "hipcc")
+	_, err := LocateROCm(envMap(map[string]string{"HIP_CLANG_PATH": "/usr/bin\n-DCMAKE_EVIL=1"}))
+	if err == nil || !strings.Contains(err.Error(), "HIP_CLANG_PATH") || !strings.Contains(err.Error(), "newline") {
+		t.Errorf("a newline in HIP_CLANG_PATH: %v", err)
+	}
+}

@@ -1,7 +1,6 @@
 package compilecache_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,27 +158,5 @@ func TestSetupNotInstalled(t *testing.T) {
 	}
 	if !errorsIs(err, compilecache.ErrNotInstalled) {
 		t.Errorf("%v does not wrap ErrNotInstalled", err)
-	}
-}
-
-func TestMarker(t *testing.T) {
-	dir := t.TempDir()
-	on := map[string]string{"CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache"}
-	if !compilecache.MarkerChanged(dir, on) {
-		t.Error("no marker yet must count as changed")
-	}
-	if err := compilecache.WriteMarker(dir, on); err != nil {
-		t.Fatal(err)
-	}
-	if compilecache.MarkerChanged(dir, map[string]string{"CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache", "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache"}) {
-		t.Error("the same defines in another order count as changed")
-	}
-	var off *compilecache.Config
-	offDefs, _, _ := off.Setup(dir, dir)
-	if !compilecache.MarkerChanged(dir, offDefs) {
-		t.Error("turning the launcher off must reconfigure")
-	}
-	if _, err := os.Stat(filepath.Join(dir, compilecache.MarkerFile)); err != nil {
-		t.Error(err)
 	}
 }

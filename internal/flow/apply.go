@@ -28,11 +28,7 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	defer unlock()
-	pristine, err := overlays.Pristine(ctx, cfg.CacheRoot.Value, p.source())
-	if err != nil {
-		return overlays.Stats{}, err
-	}
-	stats, _, err := overlays.Materialize(pristine, cfg.Overlay(backend), p.Layout.Tree, p.Layout.Manifest, spec.Records)
+	stats, err := p.materialize(ctx)
 	if err != nil {
 		return overlays.Stats{}, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -73,31 +72,20 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	defer unlock()
 
-	old, err := cache.ReadStamp(p.Layout.Stamp)
+	d, err := p.decide(pr.Warn)
 	if err != nil {
 		return nil, nil, err
 	}
-	cur, err := p.stampInputs()
-	if err != nil {
-		return nil, nil, err
-	}
-	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
-		if err := cache.PurgeForPin(p.Layout, old.Inputs["pin"], cur.Inputs["pin"]); err != nil {
+	if d.PurgeFrom != "" {
+		if err := cache.PurgeForPin(p.Layout, d.PurgeFrom, d.PurgeTo); err != nil {
 			return nil, nil, err
 		}
 	}
-	for _, c := range cache.Diff(old, cur) {
-		sum.Why = append(sum.Why, c.String())
-	}
+	sum.Why = d.Why
 
 	t := time.Now()
 	pr.Step("source: %s", p.pinLabel())
-	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
-	if err != nil {
-		return nil, nil, err
-	}
-	overlay := p.Config.Overlay(p.Backend)
-	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	stats, err := p.materialize(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,55 +93,10 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
-	// The compiler launcher (ccache/sccache) is kept out of the stamp:
-	// switching it on must not rebuild the tree; its marker file in the
-	// build directory reconfigures CMake when it changes.
-	lc, err := compilecache.FromEnv(p.Config.Project.Launcher, o.Env)
-	if err != nil {
-		return nil, nil, err
-	}
-	ldefs, lenv, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
-	if errors.Is(err, compilecache.ErrNotInstalled) {
-		pr.Warn("%v; building without a launcher", err)
-		lc = nil
-		ldefs, lenv, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-
 	t = time.Now()
-	needConfigure := configureChanged(old, cur) || !exists(filepath.Join(p.Layout.Build, "build.ninja"))
-	if compilecache.MarkerChanged(p.Layout.Build, ldefs) {
-		if !needConfigure {
-			sum.Why = append(sum.Why, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
-		}
-		needConfigure = true
-	}
-	if needConfigure {
-		pr.Step("configure (%s)", firstOr(sum.Why, "no build directory yet"))
-		if err := p.checkArchSupport(); err != nil {
-			return nil, nil, err
-		}
-		defines, err := p.cmakeSetup()
-		if err != nil {
-			return nil, nil, err
-		}
-		for k, v := range ldefs {
-			defines[k] = v
-		}
-		log, err := os.Create(p.Layout.Log + ".configure")
-		if err != nil {
-			return nil, nil, err
-		}
-		err = cmake.Configure(ctx, cmake.ConfigureOptions{
-			Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
-		})
-		log.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
-		}
-		if err := compilecache.WriteMarker(p.Layout.Build, ldefs); err != nil {
+	if d.Configure {
+		pr.Step("configure (%s)", d.ConfigureWhy)
+		if err := p.configure(ctx, d); err != nil {
 			return nil, nil, err
 		}
 		sum.Reconfigured = true
@@ -172,6 +115,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	pr.Step("build with %d jobs", jobs)
+	lc, lenv := d.launcher, d.lenv
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
 	}
@@ -205,12 +149,47 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
 		return nil, nil, err
 	}
-	if err := cache.WriteStamp(p.Layout.Stamp, cur); err != nil {
+	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
 		return nil, nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
 	printSummary(pr, sum)
 	return sum, p, nil
+}
+
+// configure runs CMake's configure step on the tree. What it configures
+// with is recorded before it starts and marked done after it succeeded, so
+// a configure or build that fails or is killed leaves a record the next
+// run's decision does not trust (see cache.Decide).
+func (p *Prepared) configure(ctx context.Context, d *decision) error {
+	if err := p.checkArchSupport(); err != nil {
+		return err
+	}
+	defines, err := p.cmakeSetup()
+	if err != nil {
+		return err
+	}
+	for k, v := range d.ldefs {
+		defines[k] = v
+	}
+	record := d.Record
+	record.Done = false
+	if err := cache.WriteConfigureRecord(p.Layout.Build, record); err != nil {
+		return err
+	}
+	log, err := os.Create(p.Layout.Log + ".configure")
+	if err != nil {
+		return err
+	}
+	err = cmake.Configure(ctx, cmake.ConfigureOptions{
+		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
+	})
+	log.Close()
+	if err != nil {
+		return fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+	}
+	record.Done = true
+	return cache.WriteConfigureRecord(p.Layout.Build, record)
 }
 
 // source is the project's source with paths resolved against the project
@@ -234,13 +213,6 @@ func isURL(s string) bool {
 		}
 	}
 	return false
-}
-
-func firstOr(list []string, def string) string {
-	if len(list) == 0 {
-		return def
-	}
-	return list[0]
 }
 
 // jobs is MLXBUILD_JOBS when set, else what the machine's cores and memory

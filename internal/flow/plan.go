@@ -2,14 +2,11 @@ package flow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/backends"
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 )
@@ -99,65 +96,24 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	return p.explain(w)
 }
 
-// explain says what a build would redo, from the stamp.
+// explain prints the build's own decision: what it would redo and why.
 func (p *Prepared) explain(w io.Writer) error {
-	old, err := cache.ReadStamp(p.Layout.Stamp)
+	d, err := p.decide(func(format string, args ...any) {
+		fmt.Fprintf(w, "warning:   "+format+"\n", args...)
+	})
 	if err != nil {
 		return err
 	}
-	cur, err := p.stampInputs()
-	if err != nil {
-		return err
-	}
-	var reasons []string
-	for _, c := range cache.Diff(old, cur) {
-		reasons = append(reasons, c.String())
-	}
-	launcherChanged, err := p.launcherChanged()
-	if err != nil {
-		return err
-	}
-	if launcherChanged && len(reasons) == 0 {
-		reasons = append(reasons, "compiler launcher settings changed (CMake reconfigures; the tree stays)")
-	}
-	if len(reasons) == 0 {
+	what := d.Redo()
+	if what == "" {
 		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
 		return nil
 	}
-	what := "build (Ninja decides which files)"
-	if configureChanged(old, cur) || launcherChanged {
-		what = "configure and build"
-	}
-	if old != nil && old.Inputs["pin"] != cur.Inputs["pin"] {
-		what = "purge the old pin's tree and build directory, then configure and build"
-	}
 	fmt.Fprintf(w, "would redo: %s, because:\n", what)
-	for _, r := range reasons {
+	for _, r := range d.Why {
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
 	return nil
-}
-
-// launcherChanged reports whether the compiler launcher settings differ
-// from those the build directory was configured with. Setup computes the
-// settings without writing anything.
-func (p *Prepared) launcherChanged() (bool, error) {
-	if !exists(filepath.Join(p.Layout.Build, "build.ninja")) {
-		return false, nil
-	}
-	lc, err := compilecache.FromEnv(p.Config.Project.Launcher, p.Opts.Env)
-	if err != nil {
-		return false, err
-	}
-	ldefs, _, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
-	if errors.Is(err, compilecache.ErrNotInstalled) {
-		lc = nil
-		ldefs, _, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
-	}
-	if err != nil {
-		return false, err
-	}
-	return compilecache.MarkerChanged(p.Layout.Build, ldefs), nil
 }
 
 func orNone(s string) string {

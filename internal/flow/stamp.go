@@ -2,8 +2,6 @@ package flow
 
 import (
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/cache"
@@ -76,37 +74,7 @@ func (p *Prepared) pinLabel() string {
 	return src.Pin
 }
 
-// configureChanged reports whether a change needs CMake's configure step:
-// any input but overlay file contents (Ninja follows those), or an overlay
-// file that appeared or vanished (a glob in CMake may need to see it).
-func configureChanged(old, cur *cache.Stamp) bool {
-	if old == nil {
-		return true
-	}
-	for _, pair := range [][2]*cache.Stamp{{old, cur}, {cur, old}} {
-		for k, v := range pair[0].Inputs {
-			w, ok := pair[1].Inputs[k]
-			if !ok {
-				return true
-			}
-			if v != w && !strings.HasPrefix(k, cache.OverlayPrefix) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

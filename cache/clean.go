@@ -169,7 +169,11 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 	if oldPin == "" || oldPin == newPin {
 		return nil
 	}
-	for _, p := range []string{l.Build, l.Tree, l.Manifest, l.Out} {
+	purge := []string{l.Build, l.Tree, l.Manifest, l.Out}
+	if gen, err := os.Readlink(l.Out); err == nil && matchesAny(gen, l.tempPatterns()) {
+		purge = append(purge, filepath.Join(l.Dir, gen)) // the generation out/ points at
+	}
+	for _, p := range purge {
 		if err := removeInside(l.Root, p); err != nil {
 			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.Backend, oldPin, newPin, err)
 		}

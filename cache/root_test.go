@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -166,5 +167,24 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 	}
 	if len(removed) != len(stale) { // the generation directory counts once, as its file does
 		t.Errorf("removed %q, want %d entries", removed, len(stale))
+	}
+}
+
+// TestPurgeRemovesTheLinkedGeneration: after a pin change neither out/ nor
+// the generation it points at may survive.
+func TestPurgeRemovesTheLinkedGeneration(t *testing.T) {
+	l := For(filepath.Join(t.TempDir(), "cache"), "rocm")
+	if err := Prepare(l, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := atomicfile.ReplaceDir(l.Out, map[string][]byte{"cargo.txt": []byte("cargo:old\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := PurgeForPin(l, "aaa", "bbb"); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(l.Dir, ".out-*"))
+	if _, err := os.Lstat(l.Out); !os.IsNotExist(err) || len(left) != 0 {
+		t.Errorf("after the purge: out %v, generations %q", err, left)
 	}
 }

@@ -140,6 +140,7 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 		filepath.Join(l.Dir, ".out-gen-1", "cargo.txt"),
 		filepath.Join(l.Out, ".cargo.txt.tmp4242"),
 		filepath.Join(l.Out, ".link.json.tmp1"),
+		filepath.Join(l.Build, ".tmp-"+ConfigureRecordFile+"-5"),
 	}
 	kept := []string{
 		filepath.Join(l.Dir, ".tmp-user"),
@@ -147,6 +148,7 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 		filepath.Join(l.Tree, ".tmp-stamp.json-1"), // not one of its directories
 		filepath.Join(l.Out, "cargo.txt"),
 		filepath.Join(l.Out, ".mine.tmp"),
+		filepath.Join(l.Build, ".tmp-CMakeCache.txt-1"),
 	}
 	for _, p := range append(slices.Clone(stale), kept...) {
 		testutil.WriteFile(t, p, "x")

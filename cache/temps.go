@@ -22,10 +22,10 @@ func (l Layout) tempPatterns() []string {
 }
 
 // RemoveStaleTemps removes the temporary files a killed run left in the
-// backend's directory (see tempPatterns) and in a plain out/ directory of an
-// older layout (atomicfile's ".<name>.tmp*"), keeping the generation out/
-// points at. Only those patterns, only in those two directories: nothing
-// else is touched. The caller holds the backend's lock, so no write of a
+// backend's directory (see tempPatterns), the configure record's in the
+// build directory, and those in a plain out/ directory of an older layout
+// (atomicfile's ".<name>.tmp*"), keeping the generation out/ points at. Only
+// those patterns, only in those three directories: nothing else is touched. The caller holds the backend's lock, so no write of a
 // running build is among them.
 func RemoveStaleTemps(l Layout) ([]string, error) {
 	current := ""
@@ -54,6 +54,9 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 		return nil
 	}
 	if err := sweep(l.Dir, l.tempPatterns()); err != nil {
+		return removed, err
+	}
+	if err := sweep(l.Build, []string{".tmp-" + ConfigureRecordFile + "-*"}); err != nil {
 		return removed, err
 	}
 	if st, err := os.Lstat(l.Out); err == nil && st.IsDir() {

@@ -68,23 +68,3 @@ func Clean(o Options, backend string) error {
 	}
 	return nil
 }
-
-// lockCache makes the backend's cache directory (refusing one that another
-// project owns), takes its lock and removes what killed runs left there.
-func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
-	if err := cache.Prepare(p.Layout, p.Config.Project.Dir); err != nil {
-		return nil, err
-	}
-	pr := p.Opts.printer()
-	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
-	}
-	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
-		unlock()
-		return nil, err
-	}
-	return unlock, nil
-}

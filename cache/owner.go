@@ -17,8 +17,9 @@ type OwnerError struct {
 
 func (e *OwnerError) Error() string {
 	return fmt.Sprintf("cache: %s belongs to the project in %s, not to %s: projects must not share a cache directory "+
-		"(they would link each other's builds); give this project its own MLXBUILD_CACHE (or cache: in its mlxbuild.yaml)",
-		e.Dir, e.Owner, e.Project)
+		"(they would link each other's builds); give this project its own MLXBUILD_CACHE (or cache: in its mlxbuild.yaml), "+
+		"or, if the project moved from there, run cache:clean -backend=%s first",
+		e.Dir, e.Owner, e.Project, filepath.Base(e.Dir))
 }
 
 // ExitStatus is 2: a shared cache root is a configuration mistake.

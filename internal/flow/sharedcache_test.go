@@ -40,6 +40,14 @@ func TestTwoProjectsSharingACache(t *testing.T) {
 	if _, err := flow.Apply(context.Background(), flow.Options{Dir: first.Dir, Stdout: &out, Stderr: &errs}, "rocm"); err != nil {
 		t.Errorf("the owner again: %v", err)
 	}
+	// What the error suggests for a project that moved: clean the
+	// backend, then the next run claims it.
+	if err := flow.Clean(flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flow.Apply(context.Background(), flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm"); err != nil {
+		t.Errorf("after cache:clean -backend=rocm: %v", err)
+	}
 }
 
 // TestStaleTempsRemovedAtStart: temporary files a killed run left (the

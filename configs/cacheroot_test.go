@@ -60,6 +60,15 @@ func TestCacheRootRefused(t *testing.T) {
 			t.Errorf("MLXBUILD_CACHE %q: the error does not name the variable: %v", c.env, err)
 		}
 	}
+	// The default root, when a directory of the user's is already there.
+	testutil.WriteFile(t, filepath.Join(dir, "target", "mlxbuild", "notes.txt"), "mine")
+	testutil.WriteFile(t, file, base)
+	_, err := LoadConfig(dir, func(k string) string { return map[string]string{"HOME": home}[k] })
+	if want := "the default cache " + filepath.Join(dir, "target", "mlxbuild") + ": "; err == nil || !strings.Contains(err.Error(), want) ||
+		!strings.Contains(err.Error(), "not mlxbuild's cache") || !strings.Contains(err.Error(), "set cache: in "+file+" or MLXBUILD_CACHE") {
+		t.Errorf("a foreign default root: %v", err)
+	}
+	os.RemoveAll(filepath.Join(dir, "target"))
 	// A good root inside the project, and an existing mlxbuild cache.
 	testutil.WriteFile(t, file, base+"cache: target/mlxbuild\n")
 	if _, err := LoadConfig(dir, func(k string) string { return map[string]string{"HOME": home}[k] }); err != nil {

@@ -28,23 +28,23 @@ type Rank struct {
 
 // Result is the whole comparison.
 type Result struct {
-	Reference, Candidate           string // the files
-	RefModel, CandModel            string
-	Positions                      int
-	Decided                        float64 // the threshold used
-	DecidedPositions               int
-	Disagree, DisagreeDecided      int
-	Buckets                        []Bucket
-	Ranks                          []Rank // by rank, "beyond the top-k" last
-	TopK                           int    // the candidate's largest k
-	Worst                          int    // the worst rank seen; 0 beyond the top-k; -1 when none disagree
-	Deltas                         []float64
-	DeltaP50, DeltaP90, DeltaP99   float64
-	DeltaMax                       float64
-	PerplexityRef, PerplexityCand  float64
-	PerplexityChange               float64 // candidate / reference - 1
-	Verdict                        Verdict
-	UndecidableTopK1               int // positions with k = 1, counted as decided
+	Reference, Candidate          string // the files
+	RefModel, CandModel           string
+	Positions                     int
+	Decided                       float64 // the threshold used
+	DecidedPositions              int
+	Disagree, DisagreeDecided     int
+	Buckets                       []Bucket
+	Ranks                         []Rank // by rank, "beyond the top-k" last
+	TopK                          int    // the candidate's largest k
+	Worst                         int    // the worst rank seen; 0 beyond the top-k; -1 when none disagree
+	Deltas                        []float64
+	DeltaP50, DeltaP90, DeltaP99  float64
+	DeltaMax                      float64
+	PerplexityRef, PerplexityCand float64
+	PerplexityChange              float64 // candidate / reference - 1
+	Verdict                       Verdict
+	UndecidableTopK1              int // positions with k = 1, counted as decided
 }
 
 // Verdict is the one-line answer.

@@ -60,7 +60,7 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 		return removed, err
 	}
 	if st, err := os.Lstat(l.Out); err == nil && st.IsDir() {
-		if err := sweep(l.Out, []string{".cargo.txt.tmp*", ".ldflags.txt.tmp*", ".link.json.tmp*"}); err != nil {
+		if err := sweep(l.Out, []string{".cargo.txt.tmp*", ".ldflags.txt.tmp*", ".cxxflags.txt.tmp*", ".link.json.tmp*"}); err != nil {
 			return removed, err
 		}
 	}

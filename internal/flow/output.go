@@ -11,16 +11,18 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
-// writeLinkPlan writes cargo.txt, ldflags.txt and link.json into dir.
+// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
+// into dir.
 func writeLinkPlan(dir string, p *backends.LinkPlan) error {
-	// One unit: cargo.txt, ldflags.txt and link.json always come from the
-	// same plan, whatever kills mlxbuild when (see atomicfile.ReplaceDir);
-	// a no-op build leaves them and their mtimes alone, so a build script
-	// that watches cargo.txt does not rerun.
+	// One unit: the four files always come from the same plan, whatever
+	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
+	// them and their mtimes alone, so a build script that watches them does
+	// not rerun.
 	_, err := atomicfile.ReplaceDir(dir, map[string][]byte{
-		"cargo.txt":   []byte(p.Cargo()),
-		"ldflags.txt": []byte(p.Ldflags()),
-		"link.json":   p.JSON(),
+		"cargo.txt":    []byte(p.Cargo()),
+		"ldflags.txt":  []byte(p.Ldflags()),
+		"cxxflags.txt": []byte(p.Cxxflags()),
+		"link.json":    p.JSON(),
 	})
 	if err != nil {
 		return fmt.Errorf("writing the link plan into %s: %w; check free space and permissions", dir, err)
@@ -86,6 +88,6 @@ func printSummary(pr *ui.Printer, s *Summary) {
 	for _, n := range s.Notes {
 		pr.Info("note: %s", n)
 	}
-	pr.Info("link plan: %s/{cargo.txt,ldflags.txt,link.json}", s.Out)
+	pr.Info("link plan: %s/{cargo.txt,ldflags.txt,cxxflags.txt,link.json}", s.Out)
 	pr.Info("build log: %s", s.LogPath)
 }

@@ -56,10 +56,9 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 func fromEnv(backend, name, v string) ([]string, error) {
 	items := Split(v)
 	if len(items) == 0 {
-		// ";" or " , " would reach CMake as an empty list, which each
-		// toolchain fills with its own default (gfx803 for HIP).
-		return nil, &InvalidEnvError{Var: name, Value: v, Why: "names no architecture, only separators",
-			Fix: "set it to a list such as " + exampleFor(backend) + ", or unset it to probe the GPUs"}
+		// ";" or " , " is set but names nothing: an empty list would reach
+		// CMake, which then builds for its own default (gfx803 here).
+		return nil, &InvalidEnvError{Var: name, Value: v, Why: "lists no architecture", Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend) + ", or unset it to detect the GPUs"}
 	}
 	for _, it := range items {
 		if err := Validate(backend, it); err != nil {

@@ -48,7 +48,7 @@ func TestEmptyArchitectureListIsRefused(t *testing.T) {
 		env[EnvROCm] = bad
 		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 		var inv *InvalidEnvError
-		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.ExitStatus() != 2 || !strings.Contains(err.Error(), "names no architecture") {
+		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.ExitStatus() != 2 || !strings.Contains(err.Error(), "lists no architecture") {
 			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvROCm, bad, err)
 		}
 		env[EnvCUDA] = bad

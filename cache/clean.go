@@ -17,9 +17,9 @@ const busyWait = 200 * time.Millisecond
 
 // rootEntries are the entries of the cache root that mlxbuild makes besides
 // the backends' directories: the pristine sources and git mirrors
-// (overlays.Pristine, forksync), fork sync's locks and overlay:apiDrift's
-// builds.
-var rootEntries = []string{"src", "sync", "apidrift"}
+// (overlays.Pristine, forksync), fork sync's locks, overlay:apiDrift's
+// builds and the verified dependency store (internal/deps, deps:fetch).
+var rootEntries = []string{"src", "sync", "apidrift", "deps"}
 
 // backendEntries are the entries of a backend's directory that mlxbuild
 // makes besides the Layout's own paths: the compiler caches of

@@ -13,7 +13,9 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ROCm is a located ROCm (HIP) toolchain.
@@ -51,6 +53,9 @@ const probeTimeout = 60 * time.Second
 // packages). env reads the environment (os.Getenv, or a test's map).
 func LocateROCm(env func(string) string) (*ROCm, error) {
 	if p := env("ROCM_PATH"); p != "" {
+		if err := safepath.CheckControl(p); err != nil {
+			return nil, configs.Usagef("ROCM_PATH: %v", err)
+		}
 		r, err := inspectROCm(p, env)
 		if err != nil {
 			return nil, fmt.Errorf("ROCM_PATH=%s is not a usable ROCm root: %v; set ROCM_PATH to the directory that holds include/hip/hip_runtime.h and lib/libamdhip64.so (e.g. /opt/rocm), or unset it to search %s", p, err, strings.Join(defaultROCmRoots, " and "))
@@ -192,6 +197,9 @@ var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
 func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := env("HIP_CLANG_PATH"); p != "" {
+		if err := safepath.CheckControl(p); err != nil {
+			return configs.Usagef("HIP_CLANG_PATH: %v", err)
+		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}
 	cands = append(cands,

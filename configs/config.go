@@ -50,6 +50,9 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	default:
 		c.CacheRoot = Setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
 	}
+	if err := c.checkCacheRoot(env); err != nil {
+		return nil, err
+	}
 	if j := env("MLXBUILD_JOBS"); j != "" {
 		n, err := strconv.Atoi(j)
 		if err != nil || n < 1 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ProjectFileName is the project file found by walking up from the
@@ -125,6 +126,7 @@ func (p *Project) pos(path string) Pos {
 }
 
 func (p *Project) validate(ps *problems) {
+	p.checkControl(ps)
 	s := p.Source
 	switch {
 	case s.Git != "" && s.Dir != "":
@@ -236,6 +238,39 @@ func (p *Project) validateLayer(ps *problems, at string, b *ProjectBackend, l La
 	}
 }
 
+// checkControl refuses control characters in every path the project file
+// names: paths reach cargo.txt, ldflags.txt, link.json and CMake's cache,
+// where a newline would add lines of the path's choosing (a `cargo:` line
+// that links or runs something else).
+func (p *Project) checkControl(ps *problems) {
+	paths := map[string]string{"source.dir": p.Source.Dir, "source.git": p.Source.Git, "cache": p.Cache}
+	for name, b := range p.Backends {
+		if b == nil {
+			continue
+		}
+		base := "backends." + name
+		paths[base+".overlay"], paths[base+".spec"] = b.Overlay, b.Spec
+		for i, l := range b.Layers {
+			paths[fmt.Sprintf("%s.layers[%d].dir", base, i)] = l.Dir
+			paths[fmt.Sprintf("%s.layers[%d].to", base, i)] = l.To
+		}
+		if b.Fork != nil {
+			paths[base+".fork.git"] = b.Fork.Git
+			for i, d := range b.Fork.Dirs {
+				paths[fmt.Sprintf("%s.fork.dirs[%d]", base, i)] = d
+			}
+			for i, d := range b.Fork.Core {
+				paths[fmt.Sprintf("%s.fork.core[%d]", base, i)] = d
+			}
+		}
+	}
+	for key, path := range paths {
+		if err := safepath.CheckControl(path); err != nil {
+			ps.add(p.pos(key), "%s: %v", key, err)
+		}
+	}
+}
+
 // cleanRel reports whether s is a relative slash path with nothing to clean.
 func cleanRel(s string) bool {
 	return s != "" && !strings.HasPrefix(s, "/") && path.Clean(s) == s && s != ".." && !strings.HasPrefix(s, "../") && !strings.Contains(s, "\\")
@@ -269,8 +304,12 @@ func Find(dir string, env func(string) string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Stat(abs); err != nil {
+		st, err := os.Stat(abs)
+		switch {
+		case err != nil:
 			return "", Usagef("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
+		case st.IsDir():
+			return "", Usagef("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, ProjectFileName))
 		}
 		return abs, nil
 	}

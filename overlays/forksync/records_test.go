@@ -1,6 +1,7 @@
 package forksync
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(ov, f), "x\n")
 	}
 	testutil.WriteFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
-	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
+	os.MkdirAll(filepath.Join(root, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: mlx\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
 	cfg, err := configs.LoadConfig(root, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ const examplePin = "81ba1c6a52d8b1e49e0e0a0de8c1a3c2e4c2b0a1"
 const projectFile = `source:
   dir: examples/minimlx/mlx
   pin: ` + examplePin + `
+deps_mirror: examples/minimlx/deps
 backends:
   rocm:
     overlay: examples/minimlx/patches-rocm
@@ -54,6 +55,9 @@ func newCheckout(t testing.TB, root string) checkout {
 	testutil.CopyTree(t, filepath.Join(exampleDir, "mlx"), filepath.Join(ex, "mlx"))
 	testutil.CopyTree(t, filepath.Join(exampleDir, "patches-rocm"), filepath.Join(ex, "patches-rocm"))
 	copyFile(t, filepath.Join(exampleDir, "rocm.yaml"), filepath.Join(ex, "rocm.yaml"))
+	// The example's FetchContent dependency comes from this mirror, as in
+	// the repository's own project file.
+	testutil.CopyTree(t, filepath.Join(exampleDir, "deps"), filepath.Join(ex, "deps"))
 	if err := os.WriteFile(filepath.Join(root, "mlxbuild.yaml"), []byte(projectFile), 0o644); err != nil {
 		t.Fatal(err)
 	}

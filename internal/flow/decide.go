@@ -45,11 +45,16 @@ func (p *Prepared) decide(warn func(format string, args ...any)) (*decision, err
 	if err != nil {
 		return nil, err
 	}
-	ldefs, lenv, err := lc.Setup(p.Layout.Dir, p.Layout.Dir)
+	// The base directory is the whole cache root: the tree and build dir
+	// are under <root>/<backend>, but dependency sources (<root>/deps) are
+	// compiled too, and an absolute path to them would make every
+	// checkout's hash differ.
+	base := p.Config.CacheRoot.Value
+	ldefs, lenv, err := lc.Setup(p.Layout.Dir, base)
 	if errors.Is(err, compilecache.ErrNotInstalled) {
 		warn("%v; building without a launcher", err)
 		lc = nil
-		ldefs, lenv, err = lc.Setup(p.Layout.Dir, p.Layout.Dir)
+		ldefs, lenv, err = lc.Setup(p.Layout.Dir, base)
 	}
 	if err != nil {
 		return nil, err

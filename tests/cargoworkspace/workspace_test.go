@@ -40,10 +40,14 @@ func newWorkspace(t *testing.T) *workspace {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, filepath.Join(tmp, "rocm.yaml"), string(spec))
+	// The example's FetchContent dependency comes from its mirror, as in the
+	// repository's own project file.
+	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "deps"), filepath.Join(tmp, "deps"))
 	testutil.WriteFile(t, filepath.Join(tmp, "mlxbuild.yaml"), `source:
   dir: mlx
   pin: 81ba1c6a52d8b1e49e0e0a0de8c1a3c2e4c2b0a1
 cache: cache
+deps_mirror: deps
 backends:
   rocm:
     overlay: patches-rocm

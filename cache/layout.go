@@ -19,32 +19,36 @@ import (
 // cpu build never share a tree or a build directory because each backend has
 // its own Dir.
 type Layout struct {
-	Root     string // the cache root (shared by every backend)
-	Backend  string // cpu, rocm, cuda or metal
-	Dir      string // Root/Backend
-	Tree     string // pristine + overlay, the only source CMake sees
-	Build    string // the CMake build directory
-	Out      string // the link plan and other outputs
-	Stamp    string // inputs of the last successful build (JSON)
-	Manifest string // the tree's manifest, written by overlays.Materialize
-	Lock     string // the per-backend lock file
-	Log      string // the last build's log
+	Root string // the cache root (shared by every backend)
+	// Discovery holds cached toolchain and tool discovery (backends.memo),
+	// shared by every backend.
+	Discovery string
+	Backend   string // cpu, rocm, cuda or metal
+	Dir       string // Root/Backend
+	Tree      string // pristine + overlay, the only source CMake sees
+	Build     string // the CMake build directory
+	Out       string // the link plan and other outputs
+	Stamp     string // inputs of the last successful build (JSON)
+	Manifest  string // the tree's manifest, written by overlays.Materialize
+	Lock      string // the per-backend lock file
+	Log       string // the last build's log
 }
 
 // For returns the layout of backend under root. It only computes paths.
 func For(root, backend string) Layout {
 	dir := filepath.Join(root, backend)
 	return Layout{
-		Root:     root,
-		Backend:  backend,
-		Dir:      dir,
-		Tree:     filepath.Join(dir, "tree"),
-		Build:    filepath.Join(dir, "build"),
-		Out:      filepath.Join(dir, "out"),
-		Stamp:    filepath.Join(dir, "stamp.json"),
-		Manifest: filepath.Join(dir, "tree.manifest"),
-		Lock:     filepath.Join(dir, "lock"),
-		Log:      filepath.Join(dir, "build.log"),
+		Root:      root,
+		Discovery: filepath.Join(root, "discovery"),
+		Backend:   backend,
+		Dir:       dir,
+		Tree:      filepath.Join(dir, "tree"),
+		Build:     filepath.Join(dir, "build"),
+		Out:       filepath.Join(dir, "out"),
+		Stamp:     filepath.Join(dir, "stamp.json"),
+		Manifest:  filepath.Join(dir, "tree.manifest"),
+		Lock:      filepath.Join(dir, "lock"),
+		Log:       filepath.Join(dir, "build.log"),
 	}
 }
 

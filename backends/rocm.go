@@ -214,6 +214,9 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	cands = append(cands,
 		filepath.Join(r.Root, "llvm", "bin", "clang++"),
 		filepath.Join(r.Root, "lib", "llvm", "bin", "clang++"))
+	// hipvars.pm picks hipconfig's answer by whether these exist.
+	r.seen.file(filepath.Join(r.Root, "llvm", "bin"))
+	r.seen.file(filepath.Join(r.Root, "lib", "llvm", "bin"))
 	dirs := []string{r.BinDir}
 	if out := strings.TrimSpace(r.toolOutput(ctx, "hipconfig", "--hipclangpath")); out != "" && !strings.Contains(out, "\n") {
 		dirs = append([]string{out}, dirs...)

@@ -80,6 +80,9 @@ type Symbol struct {
 // kept only when a trial link with the C++ driver's libraries misses them
 // too. The same build at source.pin (kept between runs) is the baseline.
 func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
+	if err := checkArgRev("overlay apiDrift: the candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
+		return nil, err
+	}
 	p, err := flow.Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
 	if err != nil {
 		return nil, err

@@ -29,27 +29,32 @@ func Inspect(ctx context.Context, file string, o Options) (Binary, error) {
 	if err != nil {
 		return b, err
 	}
-	entries, compressed := ParseOffloadBundles(data)
-	var gfx []string
-	for _, e := range entries {
-		if t := e.Target(); t != "" {
-			if Validate(ROCm, t) == nil {
-				gfx = append(gfx, t)
-			} else {
-				b.Notes = append(b.Notes, fmt.Sprintf("offload bundle entry %q is not a target mlxbuild knows how to read", e.Triple))
-			}
-		}
-	}
-	b.ROCm = dedupe(gfx, func(x, y string) bool { return x < y })
-	if compressed > 0 {
-		b.Notes = append(b.Notes, fmt.Sprintf("%d compressed offload bundle(s) (--offload-compress): their targets are not listed", compressed))
-	}
+	b.ROCm, b.Notes = rocmTargets(data)
 	if containsCUDA(data) {
 		if err := inspectCUDA(ctx, file, o, &b); err != nil {
 			b.Notes = append(b.Notes, err.Error())
 		}
 	}
 	return b, nil
+}
+
+// rocmTargets lists the gfx targets of the offload bundles in data, sorted
+// and deduplicated, with notes on what could not be read.
+func rocmTargets(data []byte) (gfx, notes []string) {
+	entries, compressed := ParseOffloadBundles(data)
+	for _, e := range entries {
+		if t := e.Target(); t != "" {
+			if Validate(ROCm, t) == nil {
+				gfx = append(gfx, t)
+			} else {
+				notes = append(notes, fmt.Sprintf("offload bundle entry %q is not a target mlxbuild knows how to read", e.Triple))
+			}
+		}
+	}
+	if compressed > 0 {
+		notes = append(notes, fmt.Sprintf("%d compressed offload bundle(s) (--offload-compress): their targets are not listed", compressed))
+	}
+	return dedupe(gfx, func(x, y string) bool { return x < y }), notes
 }
 
 func containsCUDA(data []byte) bool {

@@ -61,3 +61,22 @@ func FuzzParseOffloadBundles(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseArchive(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		members, err := ParseArchive(data)
+		if err != nil {
+			if len(members) > 0 {
+				t.Fatalf("error %v with %d members", err, len(members))
+			}
+			return
+		}
+		total := 0
+		for _, m := range members {
+			total += len(m.Data)
+		}
+		if total > len(data) {
+			t.Fatalf("members hold %d bytes of a %d-byte archive", total, len(data))
+		}
+	})
+}

@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -32,6 +33,13 @@ func parseSpec(file string, data []byte, partial bool) (*Spec, error) {
 func stampOrigins(s *Spec, file string) {
 	for i := range s.Defines {
 		s.Defines[i].Origin = s.Defines[i].Pos.String()
+	}
+	for i := range s.Dependencies {
+		s.Dependencies[i].Origin = s.Dependencies[i].Pos.String()
+		s.Dependencies[i].Base = filepath.Dir(file)
+	}
+	for i := range s.CMakePackages {
+		s.CMakePackages[i].Origin = s.CMakePackages[i].Pos.String()
 	}
 	for i := range s.Compile.Defines {
 		s.Compile.Defines[i].Origin = s.Compile.Defines[i].Pos.String()

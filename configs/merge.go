@@ -52,6 +52,8 @@ func Merge(base, over *Spec) *Spec {
 	out.Triggers.Paths = Union(out.Triggers.Paths, over.Triggers.Paths)
 	out.Records = Union(out.Records, over.Records)
 	out.Verify = Union(out.Verify, over.Verify)
+	out.Dependencies = mergeDependencies(out.Dependencies, over.Dependencies)
+	out.CMakePackages = mergeCMakePackages(out.CMakePackages, over.CMakePackages)
 	if over.Jobs.MemoryPerJobGiB != 0 {
 		out.Jobs = over.Jobs
 	}
@@ -91,6 +93,8 @@ func clone(s *Spec) *Spec {
 	c.Triggers = Triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
 	c.Records = append([]string(nil), s.Records...)
 	c.Verify = append([]string(nil), s.Verify...)
+	c.Dependencies = append([]Dependency(nil), s.Dependencies...)
+	c.CMakePackages = append([]CMakePackage(nil), s.CMakePackages...)
 	return &c
 }
 

@@ -19,11 +19,15 @@ const ProjectFileName = "mlxbuild.yaml"
 
 // Project is a parsed mlxbuild.yaml.
 type Project struct {
-	Pos      Pos                        `json:"-"`
-	Source   Source                     `yaml:"source" required:"true"`
-	Cache    string                     `yaml:"cache"`
-	Launcher *Launcher                  `yaml:"launcher"`
-	Backends map[string]*ProjectBackend `yaml:"backends"`
+	Pos      Pos       `json:"-"`
+	Source   Source    `yaml:"source" required:"true"`
+	Cache    string    `yaml:"cache"`
+	Launcher *Launcher `yaml:"launcher"`
+	// DepsMirror is a local directory of dependency archives and git
+	// repositories (named as deps:fetch -mirror expects): builds and
+	// deps:fetch seed the verified cache from it, never from the network.
+	DepsMirror string                     `yaml:"deps_mirror"`
+	Backends   map[string]*ProjectBackend `yaml:"backends"`
 
 	// File is the project file's path and Dir its directory; relative
 	// paths in the file are relative to Dir.
@@ -110,6 +114,9 @@ func (p *Project) validate(ps *problems) {
 	}
 	if s.Dir != "" {
 		checkDir(ps, p.pos("source.dir"), p.Abs(s.Dir), "source.dir")
+	}
+	if p.DepsMirror != "" {
+		checkDir(ps, p.pos("deps_mirror"), p.Abs(p.DepsMirror), "deps_mirror")
 	}
 	checkRepo(ps, p.pos("source.git"), "source.git", s.Git)
 	if l := p.Launcher; l != nil {

@@ -18,6 +18,12 @@ type Spec struct {
 	Triggers      Triggers          `yaml:"triggers"`
 	Records       []string          `yaml:"records"`
 	Jobs          Jobs              `yaml:"jobs"`
+	// Dependencies are what the project's CMake would download
+	// (FetchContent); mlxbuild provides them instead.
+	Dependencies []Dependency `yaml:"dependencies"`
+	// CMakePackages are find_package configs the build needs from the
+	// toolchain, checked before configure.
+	CMakePackages []CMakePackage `yaml:"cmake_packages"`
 	// Verify names the checks verify:<backend> runs, in order.
 	Verify []string `yaml:"verify"`
 
@@ -143,6 +149,17 @@ func (s *Spec) ActiveDefines(goos string) []Define {
 	var out []Define
 	for _, d := range s.Defines {
 		if OnOS(d.OS, goos) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ActiveDependencies are the dependencies that apply on goos.
+func (s *Spec) ActiveDependencies(goos string) []Dependency {
+	var out []Dependency
+	for _, d := range s.Dependencies {
+		if d.On(goos) {
 			out = append(out, d)
 		}
 	}

@@ -21,7 +21,7 @@ var (
 	knownConstraints = []string{"cmake", "ninja", "git", "rocm", "cuda"}
 	knownRpathModes  = []string{"runpath", "legacy"}
 	// KnownChecks are the checks a spec's verify list may name.
-	KnownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "isolation", "rules", "link"}
+	KnownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "kernel_ports", "license_headers", "cross_refs", "isolation", "rules", "link", "gpu_code"}
 	knownPlaceholder = regexp.MustCompile(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
 )
@@ -101,6 +101,8 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		}
 	}
 	validateLink(&s.Link, pos, ps)
+	validateDependencies(s.Dependencies, pos, ps)
+	validateCMakePackages(s.CMakePackages, pos, ps)
 	if s.Rpath.Mode != "" {
 		oneOf(ps, pos("rpath.mode"), "rpath mode", s.Rpath.Mode, knownRpathModes)
 	}

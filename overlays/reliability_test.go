@@ -70,7 +70,7 @@ func (w *readyWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// runKilled starts a child and SIGKILLs its process group delay after it
+// runKilled starts a child and stops it (with its whole tree) delay after it
 // said ready (0: let it finish). It reports whether the child was killed
 // before it finished, and how long it worked.
 func runKilled(t *testing.T, c proc.Cmd, delay time.Duration) (killed bool, worked time.Duration) {
@@ -89,11 +89,14 @@ func runKilled(t *testing.T, c proc.Cmd, delay time.Duration) (killed bool, work
 		start = time.Now()
 		if delay > 0 {
 			time.Sleep(delay)
-			cancel() // proc.Run SIGKILLs the whole group
+			// proc.Run stops the child: SIGTERM, which ends it on the
+			// spot, as SIGKILL would (it handles no signal, so no
+			// deferred cleanup runs), then SIGKILL to what is left.
+			cancel()
 		}
 	}()
 	res, err := proc.Run(ctx, c)
-	if res.TimedOut {
+	if res.Interrupted {
 		return true, 0
 	}
 	if err != nil {

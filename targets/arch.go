@@ -20,16 +20,18 @@ type Arch mg.Namespace
 // the last line of stdout; where they came from, their wave sizes and any
 // warnings go to stderr. MLX_ROCM_ARCHITECTURES overrides the probes.
 func (Arch) Rocm(ctx context.Context) error {
+	ctx, finish := stoppable(ctx, "arch:rocm")
 	r, err := arch.ResolveROCm(ctx, arch.Options{})
-	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, err)
+	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, finish(err))
 }
 
 // Cuda prints the CUDA architectures a build would use, ";"-joined, alone on
 // the last line of stdout; provenance and warnings go to stderr.
 // MLX_CUDA_ARCHITECTURES overrides nvidia-smi.
 func (Arch) Cuda(ctx context.Context) error {
+	ctx, finish := stoppable(ctx, "arch:cuda")
 	r, err := arch.ResolveCUDA(ctx, arch.Options{})
-	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, err)
+	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, finish(err))
 }
 
 // Check lists the GPU targets inside a built binary, object or library and

@@ -24,8 +24,9 @@ func (Build) Cuda(ctx context.Context) error { return build(ctx, "cuda") }
 func (Build) Metal(ctx context.Context) error { return build(ctx, "metal") }
 
 func build(ctx context.Context, backend string) error {
+	ctx, finish := stoppable(ctx, "build:"+backend)
 	_, err := flow.Build(ctx, current(), "build:"+backend, backend)
-	return exit(err)
+	return exit(finish(err))
 }
 
 // Cargo builds the backend the Cargo features select (CARGO_FEATURE_*) and

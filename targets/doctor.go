@@ -13,7 +13,11 @@ import (
 // gap. It exits 1 when a tool every build needs is missing.
 func Doctor(ctx context.Context) error {
 	o := current()
+	ctx, finish := stoppable(ctx, "doctor")
 	fs, _ := flow.Doctor(ctx, o)
+	if err := finish(ctx.Err()); err != nil {
+		return exit(err)
+	}
 	pr := ui.New(stderrOf(o), o.Env)
 	basicMissing := false
 	last := "-"
@@ -47,5 +51,6 @@ func Doctor(ctx context.Context) error {
 // Setup installs, on Debian or Ubuntu, the packages the tests and the
 // bundled example need (only those missing); elsewhere it prints them.
 func Setup(ctx context.Context) error {
-	return exit(flow.Setup(ctx, current()))
+	ctx, finish := stoppable(ctx, "setup")
+	return exit(finish(flow.Setup(ctx, current())))
 }

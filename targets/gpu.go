@@ -22,7 +22,8 @@ func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error
 	if seconds != nil {
 		quiet = time.Duration(*seconds) * time.Second
 	}
-	err := gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr)
+	ctx, finish := stoppable(ctx, "gpu:idle")
+	err := finish(gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr))
 	if gpuidle.IsConfig(err) {
 		return configError(err)
 	}

@@ -14,6 +14,7 @@ type Overlay mg.Namespace
 // Apply materializes one backend's tree (pristine + overlay) and prints the
 // counts: written, restored, removed, unchanged.
 func (Overlay) Apply(ctx context.Context, backend string) error {
+	ctx, finish := stoppable(ctx, "overlay:apply")
 	_, err := flow.Apply(ctx, current(), backend)
-	return exit(err)
+	return exit(finish(err))
 }

@@ -24,5 +24,6 @@ func (Plan) Cuda(ctx context.Context) error { return plan(ctx, "cuda") }
 func (Plan) Metal(ctx context.Context) error { return plan(ctx, "metal") }
 
 func plan(ctx context.Context, backend string) error {
-	return exit(flow.Plan(ctx, current(), "plan:"+backend, backend))
+	ctx, finish := stoppable(ctx, "plan:"+backend)
+	return exit(finish(flow.Plan(ctx, current(), "plan:"+backend, backend)))
 }

@@ -27,8 +27,9 @@ func (Verify) Cuda(ctx context.Context) error { return verifyBackend(ctx, "cuda"
 func (Verify) Metal(ctx context.Context) error { return verifyBackend(ctx, "metal") }
 
 func verifyBackend(ctx context.Context, backend string) error {
+	ctx, finish := stoppable(ctx, "verify:"+backend)
 	r, err := flow.Verify(ctx, current(), backend)
-	if err != nil {
+	if err = finish(err); err != nil {
 		return exit(err)
 	}
 	if r.Failed {

@@ -25,6 +25,11 @@ type ConfigureOptions struct {
 	Env     []string  // KEY=VALUE added to this process's environment
 	Log     io.Writer // receives CMake's output as it runs; may be nil
 	CMake   string    // the cmake program; "" means cmake on PATH
+	// DependencyProvider is a CMake file that installs a dependency
+	// provider (internal/deps); it is passed as
+	// CMAKE_PROJECT_TOP_LEVEL_INCLUDES with FetchContent fully
+	// disconnected, so CMake never downloads.
+	DependencyProvider string
 }
 
 // defineKeyRe is a CMake cache variable name, optionally typed (KEY:BOOL).
@@ -44,6 +49,10 @@ func ConfigureArgs(o ConfigureOptions) ([]string, error) {
 		defs[k] = v
 	}
 	defs["CMAKE_EXPORT_COMPILE_COMMANDS"] = "ON"
+	if o.DependencyProvider != "" {
+		defs["CMAKE_PROJECT_TOP_LEVEL_INCLUDES"] = o.DependencyProvider
+		defs["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
+	}
 	keys := make([]string, 0, len(defs))
 	for k := range defs {
 		keys = append(keys, k)

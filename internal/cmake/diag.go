@@ -97,23 +97,32 @@ func firstCMakeError(out, source string) string {
 		if m == nil {
 			continue
 		}
-		text := []string{}
+		// CMake indents a message's lines and separates its paragraphs
+		// with blank lines (find_package's hints come after one): keep
+		// every indented paragraph until the first line that is not.
+		var paras []string
+		var cur []string
 		if s := strings.TrimSpace(m[4]); s != "" {
-			text = append(text, s)
+			cur = append(cur, s)
 		}
 		for _, l := range lines[i+1:] {
+			l = strings.TrimRight(l, "\r")
 			if strings.TrimSpace(l) == "" {
-				if len(text) > 0 {
-					break
+				if len(cur) > 0 {
+					paras = append(paras, strings.Join(cur, " "))
+					cur = nil
 				}
 				continue
 			}
 			if !strings.HasPrefix(l, " ") {
 				break
 			}
-			text = append(text, strings.TrimSpace(l))
+			cur = append(cur, strings.TrimSpace(l))
 		}
-		msg := strings.Join(text, " ")
+		if len(cur) > 0 {
+			paras = append(paras, strings.Join(cur, " "))
+		}
+		msg := strings.Join(paras, "\n  ")
 		if m[1] != "" {
 			file := m[1]
 			if !filepath.IsAbs(file) && source != "" {

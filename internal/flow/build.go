@@ -64,6 +64,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if p.Arch != nil {
 		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
 	}
+	// What the toolchain must bring does not depend on the build: check it
+	// now, in seconds, so a missing package or library is named first.
+	if gaps := p.toolchainGaps(); len(gaps) > 0 {
+		return nil, nil, p.gapsError(gaps)
+	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
 
 	unlock, err := p.lockCache(ctx)
@@ -81,7 +86,6 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			return nil, nil, err
 		}
 	}
-	sum.Why = d.Why
 
 	t := time.Now()
 	pr.Step("source: %s", p.pinLabel())
@@ -91,6 +95,25 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	sum.Materialize = stats
 	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
+
+	// The dependencies the tree declares must all be provided before
+	// CMake runs: it may not download them itself. Where each comes from
+	// is a stamp input, so the decision is made again with them known
+	// (the first one only chose whether to purge for a new pin).
+	nw := len(p.Warnings)
+	if err := p.resolveDeps(p.Layout.Tree); err != nil {
+		return nil, nil, err
+	}
+	if p.DepsErr != nil {
+		return nil, nil, p.DepsErr
+	}
+	for _, w := range p.Warnings[nw:] {
+		pr.Warn("%s", w)
+	}
+	if d, err = p.decide(func(string, ...any) {}); err != nil {
+		return nil, nil, err
+	}
+	sum.Why = d.Why
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
 	t = time.Now()
@@ -102,12 +125,6 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		sum.Reconfigured = true
 	}
 	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
-
-	// Shared and system libraries do not depend on the build: check them
-	// now, so a missing one is named before minutes of compiling.
-	if _, err := p.planLink(true); err != nil {
-		return nil, nil, err
-	}
 
 	t = time.Now()
 	jobs, err := p.jobs()
@@ -172,6 +189,10 @@ func (p *Prepared) configure(ctx context.Context, d *decision) error {
 	for k, v := range d.ldefs {
 		defines[k] = v
 	}
+	provider, err := p.setupDeps(ctx)
+	if err != nil {
+		return err
+	}
 	record := d.Record
 	record.Done = false
 	if err := cache.WriteConfigureRecord(p.Layout.Build, record); err != nil {
@@ -183,6 +204,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision) error {
 	}
 	err = cmake.Configure(ctx, cmake.ConfigureOptions{
 		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
+		DependencyProvider: provider,
 	})
 	log.Close()
 	if err != nil {
@@ -246,7 +268,7 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 	if d := p.Config.Project.Source.Dir; d != "" {
 		rerun = append(rerun, p.Config.Project.Abs(d))
 	}
-	return backends.PlanLink(p.Spec, backends.LinkInputs{
+	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,

@@ -42,6 +42,9 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 		}
 		fs = append(fs, f)
 	}
+	if o.GOOS == "linux" {
+		fs = append(fs, mlxHeaderFindings()...)
+	}
 	cfg, cfgErr := configs.LoadConfig(o.Dir, o.Env)
 	if cfgErr != nil {
 		fs = append(fs, Finding{What: "project file", Detail: cfgErr.Error(), Fix: "create mlxbuild.yaml or set MLXBUILD_CONFIG"})
@@ -64,6 +67,9 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 		}
 		fs = append(fs, checkConstraints(spec)...)
 		fs = append(fs, checkToolchain(name, spec, o)...)
+		if cfgErr == nil {
+			fs = append(fs, depFindings(cfg, name, spec, o)...)
+		}
 	}
 	missing := false
 	for _, f := range fs {

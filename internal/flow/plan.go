@@ -20,6 +20,9 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	if err != nil {
 		return err
 	}
+	if err := p.resolveDeps(p.planTrees()...); err != nil {
+		return err
+	}
 	w := o.Stdout
 	fmt.Fprintf(w, "backend:   %s (%s)\n", p.Backend, p.Spec.Description)
 	fmt.Fprintf(w, "project:   %s\n", p.Config.Project.File)
@@ -68,6 +71,7 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 			fmt.Fprintf(w, "  %-9s %-28s %s%s\n", l.kind, lib.Name, origin0(lib.Origin), extra)
 		}
 	}
+	p.printDeps(w)
 	mode := p.Spec.Rpath.Mode
 	if mode == "" {
 		mode = "runpath"
@@ -91,8 +95,8 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	}
 	// The libraries that do not depend on the build can be checked now:
 	// a build would stop on them before compiling.
-	if _, err := p.planLink(true); err != nil {
-		fmt.Fprintf(w, "warning:   a build would stop before compiling: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n           "))
+	if err := p.checkBeforeConfigure(); err != nil {
+		fmt.Fprintf(w, "warning:   a build would stop before configure: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n           "))
 	}
 	return p.explain(w)
 }

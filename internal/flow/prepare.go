@@ -15,6 +15,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/deps"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -34,26 +35,22 @@ type Prepared struct {
 	Defines  map[string]string
 	CMakeEnv []string
 	Warnings []string
+	// Deps are the providers chosen for the spec's dependencies; DepsErr
+	// names those no provider satisfies (a build refuses it before
+	// configure, plan shows it).
+	Deps    []deps.Choice
+	DepsErr error
 }
 
 // Prepare loads the configuration, selects the backend (from the target's
 // own backend, MLXBUILD_BACKENDS and Cargo features), locates the toolchain,
 // checks version constraints and resolves the architectures.
 func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared, error) {
-	o = o.withDefaults()
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	p, err := prepareConfig(o, target, backend)
 	if err != nil {
 		return nil, err
 	}
-	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := cfg.Spec(chosen)
-	if err != nil {
-		return nil, err
-	}
-	p := &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}
+	o, spec := p.Opts, p.Spec
 	if err := p.locateToolchain(); err != nil {
 		return nil, err
 	}
@@ -72,6 +69,26 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 		}
 	}
 	return p, nil
+}
+
+// prepareConfig is the part of Prepare that reads only the configuration:
+// the project file, the backend's selection and spec, the cache layout.
+// verify runs its source checks on it when the rest of Prepare fails.
+func prepareConfig(o Options, target, backend string) (*Prepared, error) {
+	o = o.withDefaults()
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := cfg.Spec(chosen)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}, nil
 }
 
 // cmakeSetup adds what CMake needs for the toolchain's layout (Debian's
@@ -159,6 +176,11 @@ func (p *Prepared) checkConstraints() error {
 		return fmt.Errorf("the %s build needs tools this machine lacks:\n  %s\n(on Debian and Ubuntu, `go run mage.go setup` installs them; `doctor` lists every gap)", p.Backend, strings.Join(missing, "\n  "))
 	}
 	if len(problems) > 0 {
+		// Name everything else the toolchain lacks in the same message, so
+		// one run shows what a newer toolchain must bring.
+		for _, g := range p.toolchainGaps() {
+			problems = append(problems, g)
+		}
 		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))
 	}
 	return nil

@@ -14,12 +14,16 @@ import (
 // example need: the build tools, Debian's ROCm 5.2 toolchain (NOTES.md:
 // librocrand-dev is needed or hiprand.h does not compile), BLAS/LAPACK for
 // the CPU link, ccache/sccache and Redis for the shared compile cache,
-// cargo for the Rust consumer, and the crates examples/cargo-workspace
+// cargo for the Rust consumer, the crates examples/cargo-workspace
 // builds with, from Debian's registry under /usr/share/cargo/registry (used
-// through Cargo source replacement, so no crate comes from the network).
+// through Cargo source replacement, so no crate comes from the network),
+// and what real MLX needs from the system.
 var SetupPackages = []string{
 	"cmake", "ninja-build", "git", "g++", "binutils", "rsync", "file",
 	"libopenblas-dev", "liblapack-dev",
+	// Real MLX: lapacke.h (liblapack-dev lacks it) and fmt for the
+	// system provider of the fmt dependency (USE_SYSTEM_FMT=ON).
+	"liblapacke-dev", "libfmt-dev",
 	"hipcc", "libamdhip64-dev", "libhiprand-dev", "librocrand-dev", "libhiprtc-builtins5",
 	"rocm-device-libs", "libhsa-runtime-dev", "rocminfo", "rocm-smi",
 	"ccache", "sccache", "redis-server",

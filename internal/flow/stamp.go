@@ -46,6 +46,11 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 			s.Inputs["define:"+k] = v
 		}
 	}
+	// Where each dependency comes from (and its hash) is an input: a new
+	// provider or new content reconfigures.
+	for _, c := range p.Deps {
+		s.Inputs["dep:"+c.Dep.Name] = c.Input()
+	}
 	if ov := p.Config.Overlay(p.Backend); ov != "" {
 		files, err := overlays.OverlayFiles(ov, p.Spec.Records)
 		if err != nil {

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,35 +14,86 @@ import (
 )
 
 // verifyDecl is a backend's verify section in the project file: the scopes
-// and rules of the checks. Directories are not given here; they follow from
-// the project (overlay, tree, build).
+// and rules of the checks. Each check reads a folder of a scope: the
+// backend's overlay, its materialized tree, or the repository itself (the
+// engine's own sources), `root:` naming a folder inside it.
 type verifyDecl struct {
-	Records *struct {
-		RequireStatus bool `yaml:"require_status"`
-	} `yaml:"records"`
+	Records    *recordsDecl `yaml:"records"`
 	KernelKeys *struct {
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
-		Files   []string `yaml:"files"`
-		Count   int      `yaml:"count"`
+		At       configs.Pos `yaml:"-"`
+		Scope    string      `yaml:"scope"`
+		Root     string      `yaml:"root"`
+		Include  []string    `yaml:"include"`
+		Exclude  []string    `yaml:"exclude"`
+		Files    []string    `yaml:"files"`
+		Count    int         `yaml:"count"`
+		Launches string      `yaml:"launches"`
 	} `yaml:"kernel_keys"`
 	Wave32 *struct {
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
+		At      configs.Pos `yaml:"-"`
+		Scope   string      `yaml:"scope"`
+		Root    string      `yaml:"root"`
+		Include []string    `yaml:"include"`
+		Exclude []string    `yaml:"exclude"`
 	} `yaml:"wave32"`
 	Hygiene *struct {
-		Vendored    []string `yaml:"vendored"`
-		Owned       []string `yaml:"owned"`
-		Header      string   `yaml:"header"`
-		HeaderLines int      `yaml:"header_lines"`
-		Notice      string   `yaml:"notice"`
+		At          configs.Pos `yaml:"-"`
+		Scope       string      `yaml:"scope"`
+		Root        string      `yaml:"root"`
+		Vendored    []string    `yaml:"vendored"`
+		Owned       []string    `yaml:"owned"`
+		Header      string      `yaml:"header"`
+		HeaderLines int         `yaml:"header_lines"`
+		Notice      string      `yaml:"notice"`
 	} `yaml:"hygiene"`
-	Rules []verify.Rule `yaml:"rules"`
-	Link  *struct {
+	KernelPorts *struct {
+		At        configs.Pos `yaml:"-"`
+		Scope     string      `yaml:"scope"`
+		Root      string      `yaml:"root"`
+		Launchers []string    `yaml:"launchers"`
+		Helpers   []string    `yaml:"helpers"`
+		Rust      []string    `yaml:"rust"`
+		Exclude   []string    `yaml:"exclude"`
+	} `yaml:"kernel_ports"`
+	LicenseHeaders *struct {
+		At          configs.Pos `yaml:"-"`
+		Scope       string      `yaml:"scope"`
+		Root        string      `yaml:"root"`
+		Files       []string    `yaml:"files"`
+		Vendored    []string    `yaml:"vendored"`
+		Exclude     []string    `yaml:"exclude"`
+		Header      string      `yaml:"header"`
+		HeaderLines int         `yaml:"header_lines"`
+	} `yaml:"license_headers"`
+	CrossRefs *struct {
+		At       configs.Pos `yaml:"-"`
+		Scope    string      `yaml:"scope"`
+		Root     string      `yaml:"root"`
+		Files    []string    `yaml:"files"`
+		Vendored []string    `yaml:"vendored"`
+		Exclude  []string    `yaml:"exclude"`
+		Upstream string      `yaml:"upstream"`
+		Repo     string      `yaml:"repo"`
+	} `yaml:"cross_refs"`
+	Rules     []verify.Rule `yaml:"rules"`
+	RulesRoot *struct {
+		At    configs.Pos `yaml:"-"`
+		Scope string      `yaml:"scope"`
+		Root  string      `yaml:"root"`
+	} `yaml:"rules_scope"`
+	Link *struct {
 		Files   []string `yaml:"files"`
 		Needed  []string `yaml:"needed"`
 		Runpath []string `yaml:"runpath"`
 	} `yaml:"link"`
+}
+
+// recordsDecl is the records check's section.
+type recordsDecl struct {
+	At            configs.Pos `yaml:"-"`
+	Scope         string      `yaml:"scope"`
+	Root          string      `yaml:"root"`
+	RequireStatus bool        `yaml:"require_status"`
 }
 
 // VerifyResult is verify's outcome; Failed decides the exit status.
@@ -54,43 +104,52 @@ type VerifyResult struct {
 
 // Verify builds the backend (incrementally: a no-op when up to date) and
 // runs the checks its spec lists, printing one line per check and writing
-// MLXBUILD_REPORT when set. A configuration that does not load is reported
-// as the failed config check and returned as the configuration error.
+// the MLXBUILD_REPORT reports. A configuration that does not load is
+// reported as the failed config check and returned as the configuration
+// error. A build that cannot run (a toolchain too old for the fork) is the
+// failed build check: the checks that read only sources still run and
+// report, those that need the build are reported as not run, and the
+// result is a failure.
 func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, error) {
 	o = o.withDefaults()
 	pr := o.printer()
-	kind, reportPath, err := verify.ReportFromEnv(o.Env(verify.ReportEnv))
+	reports, err := verify.ReportsFromEnv(o.Env(verify.ReportEnv))
 	if err != nil {
 		return nil, configs.Usagef("%v", err)
 	}
 	report := func(rs []verify.Result) error {
 		verify.WriteText(o.Stdout, rs, pr.Color)
-		if kind != "" {
-			if err := verify.WriteReport(kind, reportPath, rs); err != nil {
-				return err
-			}
-		}
-		return nil
+		return verify.WriteReports(reports, rs)
 	}
+	target := "verify:" + backend
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
-	sum, p, err := build(ctx, o, "verify:"+backend, backend)
+	loaded, err := prepareConfig(o, target, backend)
 	if err != nil {
-		var coded interface{ ExitStatus() int }
-		if errors.As(err, &coded) && coded.ExitStatus() == 2 {
-			configResult.Status = verify.Fail
-			configResult.Reason = "the configuration does not load"
-			configResult.Findings = []verify.Finding{{Message: err.Error(), Fix: "fix the file and line named, then run verify again"}}
-			if rerr := report([]verify.Result{configResult}); rerr != nil {
-				return nil, rerr
-			}
+		configResult.Status = verify.Fail
+		configResult.Reason = "the configuration does not load"
+		configResult.Findings = []verify.Finding{{Message: err.Error(), Fix: "fix the file and line named, then run verify again"}}
+		if rerr := report([]verify.Result{configResult}); rerr != nil {
+			return nil, rerr
 		}
 		return nil, err
+	}
+	results := []verify.Result{configResult}
+	sum, p, err := build(ctx, o, target, backend)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// What the build needs failed, not what verify reads: report the
+		// build as a failed check and run every check that can run.
+		results = append(results, verify.Result{Check: "build", Status: verify.Fail, Reason: "the build did not run to the end",
+			Findings: []verify.Finding{{Message: err.Error()}}})
+		p, sum = loaded, nil
 	}
 	checks, err := p.checks(ctx, sum)
 	if err != nil {
 		return nil, err
 	}
-	results := append([]verify.Result{configResult}, verify.Run(ctx, checks)...)
+	results = append(results, verify.Run(ctx, checks)...)
 	if err := report(results); err != nil {
 		return nil, err
 	}
@@ -98,6 +157,8 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 }
 
 // checks builds the spec's list of checks from the project's declarations.
+// With sum nil the build did not run: the checks that read a build (or the
+// tree it materializes) are reported as not run, the others run.
 func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, error) {
 	var decl verifyDecl
 	pb := p.Config.Project.Backends[p.Backend]
@@ -106,53 +167,131 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			return nil, err
 		}
 	}
+	built := sum != nil
+	notBuilt := func(name string) verify.Check {
+		return verify.Fixed{Check: name, Status: verify.NotRun, Reason: "needs the build, which did not run (see the build check)"}
+	}
+	undeclared := func(name, what string) verify.Check {
+		return verify.Fixed{Check: name, Status: verify.Skip, Reason: fmt.Sprintf("no %s declared (backends.%s.verify.%s in %s)", what, p.Backend, name, p.Config.Project.File)}
+	}
 	overlay := p.Config.Overlay(p.Backend)
-	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
-	if err != nil {
-		return nil, err
+	var pristine string
+	if built {
+		var err error
+		if pristine, err = overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source()); err != nil {
+			return nil, err
+		}
+	}
+	// scoped resolves a check's scope and root; ok is false when the check
+	// cannot run, and c then says why.
+	scoped := func(name string, at configs.Pos, scope, root, def string) (dir string, c verify.Check, err error) {
+		dir, err = p.scopeDir(name, at, scope, root, def)
+		switch {
+		case err != nil:
+			return "", nil, err
+		case dir == "":
+			return "", verify.Fixed{Check: name, Status: verify.Skip, Reason: "the project declares no overlay for " + p.Backend}, nil
+		case !built && (scope == "tree" || (scope == "" && def == "tree")):
+			return "", notBuilt(name), nil
+		}
+		return dir, nil, nil
 	}
 	var checks []verify.Check
+	add := func(c verify.Check, err error) error {
+		if err == nil && c != nil {
+			checks = append(checks, c)
+		}
+		return err
+	}
+	// source adds the check build makes over its resolved folder, or the
+	// fixed result that stands in for it (no overlay, not built).
+	source := func(name string, at configs.Pos, scope, root, def string, build func(dir string) verify.Check) error {
+		dir, c, err := scoped(name, at, scope, root, def)
+		if err == nil && c == nil {
+			c = build(dir)
+		}
+		return add(c, err)
+	}
 	for _, name := range p.Spec.Verify {
+		var err error
 		switch name {
 		case "config":
 			// Reported by Verify itself: it is what let the build run.
 		case "records":
-			if overlay == "" {
-				checks = append(checks, skipped{"records", "the project declares no overlay for " + p.Backend})
-				continue
+			d := decl.Records
+			if d == nil {
+				d = &recordsDecl{}
 			}
-			c := verify.Records{Overlay: overlay, Pin: p.Config.Project.Source.Pin}
-			if decl.Records != nil {
-				c.RequireStatus = decl.Records.RequireStatus
-			}
-			checks = append(checks, c)
+			err = source(name, d.At, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
+				return verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
+			})
 		case "integrity":
-			checks = append(checks, verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(overlay, p.Layout.Dir), Records: p.Spec.Records, Require: true})
+			if !built {
+				err = add(notBuilt(name), nil)
+				break
+			}
+			err = add(verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(overlay, p.Layout.Dir), Records: p.Spec.Records, Require: true}, nil)
 		case "kernel_keys":
-			if decl.KernelKeys == nil || overlay == "" {
-				checks = append(checks, skipped{"kernel_keys", fmt.Sprintf("no scope declared (backends.%s.verify.kernel_keys in %s)", p.Backend, p.Config.Project.File)})
-				continue
-			}
 			k := decl.KernelKeys
-			checks = append(checks, verify.KernelKeys{Root: overlay, Include: k.Include, Exclude: k.Exclude, Files: k.Files, Count: k.Count})
+			if k == nil {
+				err = add(undeclared(name, "scope"), nil)
+				break
+			}
+			err = source(name, k.At, k.Scope, k.Root, "overlay", func(dir string) verify.Check {
+				return verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}
+			})
 		case "wave32":
-			if overlay == "" {
-				checks = append(checks, skipped{"wave32", "the project declares no overlay for " + p.Backend})
-				continue
+			var at configs.Pos
+			var scope, root string
+			var c verify.Wave32
+			if w := decl.Wave32; w != nil {
+				at, scope, root, c.Include, c.Exclude = w.At, w.Scope, w.Root, w.Include, w.Exclude
 			}
-			c := verify.Wave32{Root: overlay}
-			if decl.Wave32 != nil {
-				c.Include, c.Exclude = decl.Wave32.Include, decl.Wave32.Exclude
-			}
-			checks = append(checks, c)
+			err = source(name, at, scope, root, "overlay", func(dir string) verify.Check {
+				c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
+				return c
+			})
 		case "hygiene":
-			if decl.Hygiene == nil || overlay == "" {
-				checks = append(checks, skipped{"hygiene", fmt.Sprintf("no vendored/owned files declared (backends.%s.verify.hygiene)", p.Backend)})
-				continue
-			}
 			h := decl.Hygiene
-			checks = append(checks, verify.Hygiene{Root: overlay, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice})
+			if h == nil {
+				err = add(undeclared(name, "vendored/owned files"), nil)
+				break
+			}
+			err = source(name, h.At, h.Scope, h.Root, "overlay", func(dir string) verify.Check {
+				return verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}
+			})
+		case "kernel_ports":
+			k := decl.KernelPorts
+			if k == nil {
+				err = add(undeclared(name, "launchers"), nil)
+				break
+			}
+			err = source(name, k.At, k.Scope, k.Root, "repo", func(dir string) verify.Check {
+				return verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}
+			})
+		case "license_headers":
+			l := decl.LicenseHeaders
+			if l == nil {
+				err = add(undeclared(name, "owned files"), nil)
+				break
+			}
+			err = source(name, l.At, l.Scope, l.Root, "repo", func(dir string) verify.Check {
+				return verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}
+			})
+		case "cross_refs":
+			x := decl.CrossRefs
+			if x == nil {
+				err = add(undeclared(name, "files"), nil)
+				break
+			}
+			err = source(name, x.At, x.Scope, x.Root, "repo", func(dir string) verify.Check {
+				return verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}
+			})
 		case "isolation":
+			if !built {
+				err = add(notBuilt(name), nil)
+				break
+			}
 			var foreign []string
 			for _, other := range configs.Names {
 				if other != p.Backend {
@@ -161,22 +300,88 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 					}
 				}
 			}
-			checks = append(checks, verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Pristine: pristine, Require: true})
+			err = add(verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Pristine: pristine, Require: true}, nil)
 		case "rules":
 			if len(decl.Rules) == 0 {
-				checks = append(checks, skipped{"rules", fmt.Sprintf("no source rules declared (backends.%s.verify.rules)", p.Backend)})
-				continue
+				err = add(undeclared(name, "source rules"), nil)
+				break
 			}
-			checks = append(checks, verify.Rules{Root: p.Layout.Tree, Rules: decl.Rules})
+			var at configs.Pos
+			var scope, root string
+			if r := decl.RulesRoot; r != nil {
+				at, scope, root = r.At, r.Scope, r.Root
+			}
+			err = source(name, at, scope, root, "tree", func(dir string) verify.Check {
+				return verify.Rules{Root: dir, Rules: decl.Rules}
+			})
 		case "link":
-			c, err := p.linkCheck(ctx, decl)
-			if err != nil {
-				return nil, err
+			if !built {
+				err = add(notBuilt(name), nil)
+				break
 			}
-			checks = append(checks, c)
+			err = add(p.linkCheck(ctx, decl))
+		case "gpu_code":
+			if !built {
+				err = add(notBuilt(name), nil)
+				break
+			}
+			err = add(p.gpuCodeCheck(), nil)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return checks, nil
+}
+
+// withoutCache adds to a check's excludes the cache folder when it lies
+// inside dir (the built-in target/mlxbuild beside the project file): a
+// check over the repository reads the project's sources, not the trees
+// mlxbuild materialized.
+func (p *Prepared) withoutCache(dir string, exclude []string) []string {
+	rel, err := filepath.Rel(dir, p.Config.CacheRoot.Value)
+	if err != nil || !filepath.IsLocal(rel) {
+		return exclude
+	}
+	return append(append([]string{}, exclude...), filepath.ToSlash(rel)+"/**")
+}
+
+// cmpOr is list, or def when the project gave none.
+func cmpOr(list, def []string) []string {
+	if list == nil {
+		return def
+	}
+	return list
+}
+
+// scopeDir resolves a check's folder: root inside the scope (default def):
+// the backend's overlay, its tree, or the repository (the project file's
+// folder). It returns "" when the scope is an overlay the backend lacks.
+func (p *Prepared) scopeDir(check string, at configs.Pos, scope, root, def string) (string, error) {
+	if scope == "" {
+		scope = def
+	}
+	var base string
+	switch scope {
+	case "overlay":
+		base = p.Config.Overlay(p.Backend)
+		if base == "" {
+			return "", nil
+		}
+	case "tree":
+		base = p.Layout.Tree
+	case "repo":
+		base = p.Config.Project.Abs(".")
+	default:
+		return "", configs.Usagef("%s: backends.%s.verify.%s.scope is %q; use overlay, tree or repo", at, p.Backend, check, scope)
+	}
+	if root == "" {
+		return base, nil
+	}
+	if filepath.IsAbs(root) || !filepath.IsLocal(filepath.FromSlash(root)) {
+		return "", configs.Usagef("%s: backends.%s.verify.%s.root %q must be a folder inside the %s, written relative to it", at, p.Backend, check, root, scope)
+	}
+	return filepath.Join(base, filepath.FromSlash(root)), nil
 }
 
 // overlayOrEmpty gives integrity an empty overlay directory when the
@@ -231,10 +436,12 @@ func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check
 	return c, nil
 }
 
-// skipped is a check that cannot apply, with the reason.
-type skipped struct{ name, reason string }
-
-func (s skipped) Name() string { return s.name }
-func (s skipped) Run(context.Context) verify.Result {
-	return verify.Result{Check: s.name, Status: verify.Skip, Reason: s.reason}
+// gpuCodeCheck compares the code objects in the plan's archives with the
+// architectures the plan (link.json, cargo.txt) gives the consumer.
+func (p *Prepared) gpuCodeCheck() verify.Check {
+	if p.Spec.Architectures == nil || p.Spec.Architectures.RustcEnv == "" {
+		return verify.Fixed{Check: "gpu_code", Status: verify.Skip, Reason: fmt.Sprintf("the %s spec records no architectures in the link plan (architectures.rustc_env)", p.Backend)}
+	}
+	return verify.GPUCode{LinkPlan: filepath.Join(p.Layout.Out, "link.json"), Backend: p.Backend,
+		ArchEnv: p.Spec.Architectures.RustcEnv, Env: p.Opts.Env}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,120 @@ func TestVerifyBundledExample(t *testing.T) {
 				t.Errorf("JUnit report: %d tests, %d failures; want %d tests, 0 failures\n%s", s.Tests, s.Failures, len(r.Results), data)
 			}
 		})
+	}
+}
+
+// TestVerifyWhenTheBuildCannotRun is the real fork on Debian's ROCm 5.2 in
+// small: the toolchain the build needs is not there, yet verify:rocm runs
+// every check that reads only sources, writes all its reports, says which
+// checks were not run and why, and fails.
+func TestVerifyWhenTheBuildCannotRun(t *testing.T) {
+	testutil.NeedTools(t, "git")
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MLXBUILD_CACHE", t.TempDir())
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	t.Setenv("ROCM_PATH", t.TempDir()) // an empty prefix: no hipcc, no libraries
+	dir := t.TempDir()
+	xmlReport, jsonReport := filepath.Join(dir, "verify.xml"), filepath.Join(dir, "verify.json")
+	t.Setenv(verify.ReportEnv, "junit:"+xmlReport+",json:"+jsonReport)
+	var stdout, stderr bytes.Buffer
+	r, err := flow.Verify(context.Background(), flow.Options{Dir: repo, Stdout: &stdout, Stderr: &stderr}, "rocm")
+	if err != nil {
+		t.Fatalf("verify:rocm returned an error instead of a report: %v\n%s", err, stdout.String())
+	}
+	t.Logf("verify:rocm:\n%s", stdout.String())
+	if !r.Failed {
+		t.Error("verify passed although the build did not run")
+	}
+	want := map[string]verify.Status{
+		"config": verify.Pass, "build": verify.Fail,
+		"records": verify.Pass, "kernel_keys": verify.Pass, "wave32": verify.Pass, "hygiene": verify.Pass,
+		"integrity": verify.NotRun, "isolation": verify.NotRun, "rules": verify.NotRun, "link": verify.NotRun,
+	}
+	got := map[string]verify.Status{}
+	for _, res := range r.Results {
+		got[res.Check] = res.Status
+		if res.Status == verify.NotRun && !strings.Contains(res.Reason, "build") {
+			t.Errorf("%s not run without saying why: %q", res.Check, res.Reason)
+		}
+		if res.Check == "build" && (len(res.Findings) == 0 || !strings.Contains(res.Findings[0].Message, "ROCM_PATH")) {
+			t.Errorf("the build check does not carry the build's error: %+v", res)
+		}
+	}
+	for name, st := range want {
+		if got[name] != st {
+			t.Errorf("%s: %v, want %v", name, got[name], st)
+		}
+	}
+	for _, p := range []string{xmlReport, jsonReport} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("report %s not written: %v", p, err)
+		}
+		if !strings.Contains(string(data), "kernel_keys") || !strings.Contains(string(data), "not run") && !strings.Contains(string(data), "not-run") {
+			t.Errorf("%s lacks the static checks or the not-run ones:\n%s", p, data)
+		}
+	}
+}
+
+// TestVerifyEngineScopes: checks take any folder of the repository as
+// scope, here an engine's own sources (the verify package's engine
+// stand-in), declared in the project file; a scope that is not one of the
+// three is a usage error naming the file, line and column.
+func TestVerifyEngineScopes(t *testing.T) {
+	p := newProject(t, "")
+	testutil.CopyTree(t, filepath.Join("..", "verify", "testdata", "engine", "clean"), p.Dir)
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	t.Setenv("ROCM_PATH", t.TempDir()) // the build stops early; these checks read sources only
+	// The cache inside the repository holds trees mlxbuild made, not the
+	// project's sources: a defect there is no finding.
+	cache := filepath.Join(p.Dir, "target", "mlxbuild")
+	t.Setenv("MLXBUILD_CACHE", cache)
+	testutil.WriteFile(t, filepath.Join(cache, "rocm", "tree", "gate.rs"), "fn f() -> bool { metal_is_available() || cuda_is_available() }\n")
+	section := `    verify:
+      kernel_keys:
+        scope: repo
+        root: src/lib
+        launches: initializers
+        include: ["**/*.cpp"]
+        files: [mlx-cpp/turbo/fused_norm.cpp, mlxcel-core/cpp/mlx_cxx_kernels.cpp]
+        count: 2
+      wave32: { scope: repo, root: src/lib/mlx-cpp/turbo }
+      kernel_ports: { helpers: ["**/kernel_port.cpp"], exclude: ["src/lib/mlx-cpp/patches-*/**", "third_party/**", "patches-rocm/**"] }
+      license_headers: { vendored: ["src/lib/mlx-cpp/patches-*/**"] }
+      cross_refs: { vendored: ["src/lib/mlx-cpp/patches-*/**", "third_party/**", "patches-rocm/**"], repo: lablup/mlxcel }
+`
+	yamlFile := filepath.Join(p.Dir, "mlxbuild.yaml")
+	base, err := os.ReadFile(yamlFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, yamlFile, string(base)+section)
+	var stdout bytes.Buffer
+	r, err := flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
+	if err != nil {
+		t.Fatalf("verify:rocm: %v\n%s", err, stdout.String())
+	}
+	t.Logf("verify:rocm:\n%s", stdout.String())
+	for _, res := range r.Results {
+		switch res.Check {
+		case "kernel_keys", "wave32", "kernel_ports", "license_headers", "cross_refs":
+			if res.Status != verify.Pass {
+				t.Errorf("%s over the engine's sources: %v (%s) %+v", res.Check, res.Status, res.Reason, res.Findings)
+			}
+		}
+	}
+	if !strings.Contains(stdout.String(), "kernel_keys: 2 template_args initializers in 2 files") {
+		t.Errorf("kernel_keys did not read the engine's scope:\n%s", stdout.String())
+	}
+
+	testutil.WriteFile(t, yamlFile, string(base)+"    verify:\n      wave32: { scope: engine }\n")
+	_, err = flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
+	var coded interface{ ExitStatus() int }
+	if err == nil || !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), "mlxbuild.yaml:8:") || !strings.Contains(err.Error(), "overlay, tree or repo") {
+		t.Errorf("scope: engine gave %v, want a usage error at mlxbuild.yaml:8 naming the three scopes", err)
 	}
 }

@@ -1,7 +1,16 @@
 // Package proc starts external programs the way every part of mlxbuild must:
-// with explicit arguments (never a shell), a context, and a process group that
-// is killed as a whole when the context ends, so a hung probe or compiler
-// cannot outlive the step that started it.
+// with explicit arguments (never a shell), a context, and a stop that reaches
+// every process the program started, so neither a hung probe nor a compiler
+// that Ninja started outlives the step that started it, or mlxbuild itself.
+//
+// When the context ends, the program gets SIGTERM first (Ninja then stops
+// the jobs it runs in their own process groups), then, after Grace or as
+// soon as it exited, SIGKILL reaches whatever is left. On Linux each program
+// runs under a small supervisor (this binary, re-executed; supervise_linux.go)
+// that dies with mlxbuild, even by SIGKILL, and takes the program's whole
+// tree with it. A context that ended by its deadline is reported as a
+// timeout (ErrTimeout), one cancelled (Ctrl-C, SIGTERM, SIGHUP) as an
+// interruption (ErrInterrupted): never one as the other.
 package proc
 
 import (
@@ -12,7 +21,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -29,57 +37,110 @@ type Cmd struct {
 	Stdin io.Reader
 }
 
-// Result is what a finished (or killed) program left behind.
+// Result is what a finished (or stopped) program left behind.
 type Result struct {
 	Stdout   []byte
 	Stderr   []byte
 	ExitCode int  // -1 when the program did not exit by itself
-	TimedOut bool // the context ended before the program did
-	Duration time.Duration
+	TimedOut bool // the context's deadline passed before the program ended
+	// Interrupted: the context was cancelled (an interrupt, SIGTERM or
+	// SIGHUP of mlxbuild, or a caller giving up) before the program ended.
+	Interrupted bool
+	Duration    time.Duration
 }
 
-// ErrTimeout is wrapped by Run's error when the context's deadline killed the program.
+// ErrTimeout is wrapped by Run's error when the context's deadline stopped the program.
 var ErrTimeout = errors.New("timed out")
 
-// Run starts c in its own process group and waits for it. When ctx ends, the
-// whole group gets SIGKILL, so children (a shell script's sleep, a compiler's
-// cc1) die too. A non-zero exit is reported as an *ExitError with the
-// captured output; a program that cannot be started gives exec's error.
+// ErrInterrupted is wrapped by Run's error when a cancelled context stopped the program.
+var ErrInterrupted = errors.New("interrupted")
+
+// Grace is how long a stopped program has between SIGTERM and SIGKILL. It
+// is well inside the 5 s Mage waits for a target after Ctrl-C.
+const Grace = 2 * time.Second
+
+// Run starts c and waits for it. When ctx ends, c is stopped with its
+// whole tree (SIGTERM, then SIGKILL after Grace) and Run returns promptly
+// with ErrTimeout or ErrInterrupted. A non-zero exit is an *ExitError with
+// the captured output; a program that cannot be started gives exec's error.
 func Run(ctx context.Context, c Cmd) (Result, error) {
-	cmd := exec.Command(c.Path, c.Args...)
+	return run(ctx, c, platformStarter)
+}
+
+// starter makes the exec.Cmd that runs the resolved program path for c, and
+// knows how to stop it.
+type starter interface {
+	command(path string, c Cmd) (*exec.Cmd, *launch, error)
+}
+
+// launch is a started command's platform part: how to wait for the start
+// to be confirmed and how to stop it.
+type launch struct {
+	// confirm, when set, blocks until the program itself started and
+	// returns why it could not.
+	confirm func() error
+	// stop ends the program and its tree; done closes when the command was waited for.
+	stop func(cmd *exec.Cmd, done <-chan struct{})
+	// closeAfterStart are the parent's copies of files handed to the child.
+	closeAfterStart []io.Closer
+}
+
+func run(ctx context.Context, c Cmd, s starter) (Result, error) {
+	target := exec.Command(c.Path, c.Args...)
+	if target.Err != nil {
+		return Result{ExitCode: -1}, target.Err
+	}
+	cmd, l, err := s.command(target.Path, c)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
 	cmd.Dir = c.Dir
-	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout = tee(&out, c.Stdout)
 	cmd.Stderr = tee(&errb, c.Stderr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that left the group (a daemon) could keep the output pipes
-	// open forever; stop waiting for them shortly after the program exits.
+	// A grandchild that left the tree (a daemon such as sccache's server)
+	// could keep the output pipes open forever; stop waiting for them
+	// shortly after the program exits.
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	started, waited := startLocked(cmd)
+	err = <-started
+	for _, f := range l.closeAfterStart {
+		f.Close()
+	}
+	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := make(chan struct{})
 	var werr error
-	timedOut := false
-	select {
-	case werr = <-done:
-	case <-ctx.Done():
-		// Kill the group (negative pid), then reap the leader. Output pipes
-		// close once every member is gone.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		werr = <-done
-		timedOut = true
+	go func() { werr = <-waited; close(done) }()
+	if l.confirm != nil {
+		if err := l.confirm(); err != nil {
+			<-done
+			return Result{ExitCode: -1}, err
+		}
 	}
-	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start), TimedOut: timedOut}
+	stopped := false
+	select {
+	case <-done:
+	case <-ctx.Done():
+		stopped = true
+		l.stop(cmd, done)
+		<-done
+	}
+	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start)}
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
-	if timedOut {
-		return res, fmt.Errorf("%s: %w after %s (process group killed)", c.Path, ErrTimeout, res.Duration.Round(time.Millisecond))
+	if stopped {
+		took := res.Duration.Round(time.Millisecond)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			res.TimedOut = true
+			return res, fmt.Errorf("%s: %w after %s (stopped with every process it started)", c.Path, ErrTimeout, took)
+		}
+		res.Interrupted = true
+		return res, fmt.Errorf("%s: %w%s after %s (stopped with every process it started)", c.Path, ErrInterrupted, causeOf(ctx), took)
 	}
 	if werr != nil {
 		return res, &ExitError{Cmd: c, Result: res, Err: werr}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -71,4 +72,15 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// CompileMlxbuild compiles the repository's Mage targets into one binary
+// (go run mage.go -compile), the way a developer runs mlxbuild with its
+// exit codes and signals intact, and returns its path under t's temporary
+// directory. repo is the repository root.
+func CompileMlxbuild(t testing.TB, repo string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mlxbuild")
+	RunOK(t, nil, repo, "go", "run", "mage.go", "-compile", bin)
+	return bin
 }

@@ -86,11 +86,7 @@ func (c Hygiene) Run(ctx context.Context) Result {
 			continue
 		}
 		owned++
-		head := strings.SplitN(string(data), "\n", lines+1)
-		if len(head) > lines {
-			head = head[:lines]
-		}
-		if !headerRE.MatchString(strings.Join(head, "\n")) {
+		if !hasHeader(data, headerRE, lines) {
 			fs = append(fs, Finding{File: file, Line: 1, Message: fmt.Sprintf("no licence header in the first %d lines (looked for %s)", lines, header),
 				Fix: "add the project's copyright/SPDX header at the top, or list the file under vendored: if it was copied from elsewhere"})
 		}

@@ -23,6 +23,10 @@ import (
 // for how kernels are followed). The files that hold call sites are the
 // scope; Files and Count declare it, so a file entering or leaving scope
 // fails until the declaration follows.
+//
+// It also follows the implementation: every module cache look-up
+// (get_jit_module) must key the module by what its source depends on (see
+// check_modulecache.go).
 type KernelKeys struct {
 	// Root is the directory the scope is searched in (the tree or an overlay).
 	Root string `yaml:"root" required:"true"`
@@ -35,6 +39,14 @@ type KernelKeys struct {
 	Files []string `yaml:"files"`
 	// Count is the declared number of files in scope.
 	Count int `yaml:"count"`
+	// Launches is how launches are found: "follow" (the default) follows
+	// each factory call to its launches in the same file; "initializers"
+	// is the engine's rule for kernels reached through holders and port
+	// tables: in a file that calls cuda_kernel( or hip_kernel(, every
+	// template_args initializer names an input dtype (see
+	// check_kernelkeys_init.go). The scope is then the files that call
+	// those two.
+	Launches string `yaml:"launches"`
 }
 
 // DefaultSourceGlobs are the files C++ source checks search by default.
@@ -52,7 +64,7 @@ var runtimeDtype = regexp.MustCompile(`(?i)\.\s*dtype\s*\(\s*\)|\b\w*dtype\w*\b`
 const templateArgIndex = 5
 
 // Name is the check's name in reports.
-func (KernelKeys) Name() string { return "kernel-keys" }
+func (KernelKeys) Name() string { return "kernel_keys" }
 
 // Run searches the scope and checks every launch.
 func (c KernelKeys) Run(ctx context.Context) Result {
@@ -63,11 +75,15 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 	files, err := selectFiles(c.Root, include, c.Exclude)
 	if err != nil {
 		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err),
-			Fix: "check the root: of the kernel-keys check"}}, "")
+			Fix: "check the root: of the kernel_keys check"}}, "")
 	}
 	var fs []Finding
 	var scope []string
-	sites := 0
+	if c.Launches != "" && c.Launches != "follow" && c.Launches != "initializers" {
+		return result(c.Name(), []Finding{{Message: fmt.Sprintf("launches: %q is not follow or initializers", c.Launches),
+			Fix: "set launches: follow (overlay sources) or initializers (an engine's holders and port tables)"}}, "")
+	}
+	sites, caches, inits := 0, 0, 0
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			return skipped(c.Name(), "stopped: "+ctx.Err().Error())
@@ -77,15 +93,29 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 			fs = append(fs, Finding{File: display(c.Root, rel), Message: fmt.Sprintf("cannot read: %v", err), Fix: "check permissions"})
 			continue
 		}
-		n, ffs := checkKernelKeys(display(c.Root, rel), src)
+		var n int
+		var ffs []Finding
+		if c.Launches == "initializers" {
+			var k int
+			n, k, ffs = checkTemplateArgInits(display(c.Root, rel), src)
+			inits += k
+		} else {
+			n, ffs = checkKernelKeys(display(c.Root, rel), src)
+		}
 		if n > 0 {
 			scope = append(scope, rel)
 			sites += n
 		}
 		fs = append(fs, ffs...)
+		m, mfs := checkModuleCache(display(c.Root, rel), src)
+		caches += m
+		fs = append(fs, mfs...)
 	}
-	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel-keys")...)
-	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files", sites, len(scope)))
+	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
+	if c.Launches == "initializers" {
+		return result(c.Name(), fs, fmt.Sprintf("%d template_args initializers in %d files with %d cuda_kernel/hip_kernel call sites, %d module cache look-ups", inits, len(scope), sites, caches))
+	}
+	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files, %d module cache look-ups", sites, len(scope), caches))
 }
 
 // scopeFindings compares the files found in scope with the declaration.
@@ -138,15 +168,9 @@ func checkKernelKeys(file string, src []byte) (int, []Finding) {
 	var fs []Finding
 	sites := 0
 	for i := 0; i+1 < len(toks); i++ {
-		if !kernelFactories[toks[i].text] || toks[i+1].text != "(" {
+		q, ok := factoryCall(toks, i)
+		if !ok {
 			continue
-		}
-		q := i
-		for q >= 2 && toks[q-1].text == "::" && toks[q-2].isIdent() {
-			q -= 2
-		}
-		if q >= 1 && (toks[q-1].text == "." || toks[q-1].text == "->" || isDeclarationLead(toks[q-1])) {
-			continue // a declaration or definition, or a member of something else
 		}
 		sites++
 		closeIdx := matching(toks, i+1)

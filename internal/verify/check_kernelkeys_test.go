@@ -15,7 +15,7 @@ func TestKernelKeysClean(t *testing.T) {
 	r := mustPass(t, KernelKeys{Root: "testdata/kernelkeys/clean", Files: kernelScope, Count: 3})
 	// fast.h holds declarations only; the raw string and the comment that
 	// mention factories are not call sites: 4 calls in 3 files.
-	if r.Reason != "4 call sites in 3 files" {
+	if r.Reason != "4 call sites in 3 files, 0 module cache look-ups" {
 		t.Errorf("reason = %q, want 4 call sites in 3 files", r.Reason)
 	}
 }
@@ -72,5 +72,41 @@ func TestKernelKeysImmediateLaunch(t *testing.T) {
 	n, fs = checkKernelKeys("imm.cpp", []byte(strings.Replace(src, `{{"N", 4}}`, `{{"T", x.dtype()}}`, 1)))
 	if n != 1 || len(fs) != 0 {
 		t.Fatalf("sites %d, findings %+v; want a clean launch", n, fs)
+	}
+}
+
+// TestKernelKeysModuleCache is the real fork's defect in small: the module
+// cache is keyed by name + template args while the source depends on the
+// input dtypes and on scalar inputs. Keying by a hash of the source, as
+// upstream CUDA does, passes; so does a key held in a local variable.
+func TestKernelKeysModuleCache(t *testing.T) {
+	const file = "mlx/backend/rocm/custom_kernel.cpp"
+	r := mustFind(t, KernelKeys{Root: "testdata/kernelkeys/modulecache"}, "custom_kernel.cpp:44", "caches the compiled module by name_, the kernel name made at line 36")
+	if f := r.Findings[0]; len(r.Findings) != 1 || !strings.Contains(f.Message, "each input's dtype (line 24)") || !strings.Contains(f.Message, "whether each input is a scalar (line 25)") {
+		t.Errorf("want one finding naming both dependencies, got:\n%s", findingsText(r))
+	}
+	for name, key := range map[string]string{
+		"source hash inline":     "fmt::format(\"{}_{:x}\", name_, std::hash<std::string>{}(source_))",
+		"source hash in a local": "module_name",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyTree(t, "testdata/kernelkeys/modulecache")
+			plant(t, dir, file, "      s.device,\n      name_,", "      s.device,\n      "+key+",")
+			if key == "module_name" {
+				plant(t, dir, file, "  auto& s = stream();", "  auto& s = stream();\n  std::string module_name = fmt::format(\"{}_{:x}\", name_, std::hash<std::string>{}(source_));")
+			}
+			r := mustPass(t, KernelKeys{Root: dir})
+			if !strings.Contains(r.Reason, "1 module cache look-ups") {
+				t.Errorf("reason = %q: the look-up was not seen", r.Reason)
+			}
+		})
+	}
+	// A name that carries the input dtypes (Metal's way) still misses the
+	// scalar inputs.
+	dir := copyTree(t, "testdata/kernelkeys/modulecache")
+	plant(t, dir, file, "template_arguments_hash(template_args);\n", "template_arguments_hash(template_args);\n    for (auto& in : inputs) kernel_name += get_type_string(in.dtype());\n")
+	r = mustFind(t, KernelKeys{Root: dir}, "custom_kernel.cpp:45", "whether each input is a scalar")
+	if strings.Contains(r.Findings[0].Message, "dtype (line") {
+		t.Errorf("a name keyed on dtypes is reported for dtypes: %s", r.Findings[0].Message)
 	}
 }

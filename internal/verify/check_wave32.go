@@ -8,17 +8,31 @@ import (
 	"strings"
 )
 
-// Wave32 checks ROCm kernel sources (check 5): a file that shuffles or
-// reduces across lanes (`__shfl*`, `__reduce*`, or arithmetic on
-// `warpSize`) bakes in a wavefront of 32 lanes, so it must refuse to compile
-// for any other size with an `#error` guard on both macros clang has used
-// for it: `__AMDGCN_WAVEFRONT_SIZE__` and the older spelling
-// `__AMDGCN_WAVEFRONT_SIZE` (clang 15, ROCm 5.x, defines only the latter).
+// Wave32 checks ROCm kernel sources for the wavefront size (check 5). AMD
+// GPUs run 32 lanes (RDNA, gfx10-12) or 64 (CDNA, gfx90a, gfx942), and a
+// source is one of two kinds:
 //
-// Code in comments and string literals (JIT kernel text compiled at run
-// time for the device at hand) does not count.
+//   - A port that assumes 32 lanes says so with an #error guard on the
+//     wavefront macro. Its guard must test both spellings clang has used,
+//     `__AMDGCN_WAVEFRONT_SIZE__` and `__AMDGCN_WAVEFRONT_SIZE` (clang 15,
+//     ROCm 5.x, defines only the latter), or it stops nothing there.
+//   - Code with no guard is written for any wave size and must build for
+//     wave64 too. Its shuffles must pass an explicit width: without one the
+//     width is warpSize, so a reduction written for a width the code chose
+//     (WARP_SIZE, or a 32-lane tile) reads lanes of the other half on a
+//     64-lane wavefront, or whatever a compiler without the macro makes of
+//     it. Guarding such code would be wrong: it would refuse a wave64 build
+//     that is meant to work.
+//
+// Each file's code is one unit, and so is each string literal (or run of
+// adjacent literals) that uses lanes: JIT kernel text, such as a raw string
+// handed to hip_kernel, is compiled for the device at hand and follows the
+// same rules, its guard inside the string. A literal whose name says it is
+// another backend's source (FUSED_NORM_CUDA_SOURCE, *_METAL_SOURCE) is
+// left out.
 type Wave32 struct {
-	// Root is the directory searched: the ROCm overlay, or the tree.
+	// Root is the directory searched: the ROCm overlay, the tree, or any
+	// directory of the repository (the engine's own kernels).
 	Root string `yaml:"root" required:"true"`
 	// Include lists globs of kernel sources; default: DefaultSourceGlobs.
 	Include []string `yaml:"include"`
@@ -30,11 +44,19 @@ type Wave32 struct {
 var WavefrontMacros = []string{"__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"}
 
 var (
-	laneOpRE    = regexp.MustCompile(`\b(__shfl\w*|__reduce\w*)\s*[(<]`)
+	laneOpRE    = regexp.MustCompile(`\b(__shfl\w*|__reduce\w*|__ballot\w*|__builtin_amdgcn_(?:ds_swizzle|ds_bpermute|ds_permute|readlane|readfirstlane|permlane\w*|mov_dpp\w*|update_dpp))\s*[(<]`)
 	warpArithRE = regexp.MustCompile(`\bwarpSize\s*(?:[-+*/%&|^]|<<|>>)|(?:[-+*/%&|^]|<<|>>)=?\s*warpSize\b`)
 	directiveRE = regexp.MustCompile(`^\s*#\s*(\w+)(.*)$`)
-	laneCountRE = regexp.MustCompile(`\b(32|64)\b`)
-	macroRE     = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
+	// otherBackendRE is the name of a JIT source for another backend.
+	otherBackendRE = regexp.MustCompile(`(?i)cuda|metal`)
+	laneCountRE    = regexp.MustCompile(`\b(32|64)\b`)
+	macroRE        = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
+	// shuffleArgs is the number of arguments of each HIP shuffle without
+	// its optional last one, the width.
+	shuffleArgs = map[string]int{
+		"__shfl": 2, "__shfl_xor": 2, "__shfl_up": 2, "__shfl_down": 2,
+		"__shfl_sync": 3, "__shfl_xor_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3,
+	}
 )
 
 // Name is the check's name in reports.
@@ -51,54 +73,132 @@ func (c Wave32) Run(ctx context.Context) Result {
 		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err), Fix: "check the root: of the wave32 check"}}, "")
 	}
 	var fs []Finding
-	users := 0
+	var st wave32Stats
 	for _, rel := range files {
 		src, err := os.ReadFile(display(c.Root, rel))
 		if err != nil {
 			fs = append(fs, Finding{File: display(c.Root, rel), Message: fmt.Sprintf("cannot read: %v", err), Fix: "check permissions"})
 			continue
 		}
-		ffs, uses := checkWave32(display(c.Root, rel), src)
-		if uses {
-			users++
+		ffs, s := checkWave32(display(c.Root, rel), src)
+		st.add(s)
+		if s.units > 0 {
+			st.files++
 		}
 		fs = append(fs, ffs...)
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d of %d files use lanes", users, len(files)))
+	return result(c.Name(), fs, fmt.Sprintf("%d of %d files use lanes: %d guarded wave32, %d for any wave size, %d of these JIT kernels in strings",
+		st.files, len(files), st.guarded, st.units-st.guarded, st.jit))
 }
 
-// checkWave32 returns a finding per guard macro missing from a file that
-// uses cross-lane operations, and whether it uses them.
-func checkWave32(file string, src []byte) ([]Finding, bool) {
-	code := blankCpp(src, true)
+// wave32Stats counts the units that use lanes.
+type wave32Stats struct{ files, units, guarded, jit int }
+
+func (s *wave32Stats) add(o wave32Stats) {
+	s.units += o.units
+	s.guarded += o.guarded
+	s.jit += o.jit
+}
+
+// checkWave32 checks a file's code and the kernels in its string literals.
+func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
+	var fs []Finding
+	var st wave32Stats
+	check := func(code []byte, jit bool) {
+		ffs, uses, guarded := checkWave32Unit(file, code, jit)
+		if uses {
+			st.units++
+			if guarded {
+				st.guarded++
+			}
+			if jit {
+				st.jit++
+			}
+		}
+		fs = append(fs, ffs...)
+	}
+	check(blankCpp(src, true), false)
+	keep := func(u []byte, start int) bool {
+		// A CUDA or Metal kernel in the same file (a launcher with several
+		// ports) is not compiled for an AMD wavefront.
+		if otherBackendRE.MatchString(boundName(src, start)) {
+			return false
+		}
+		return firstLaneUse(strings.Split(string(u), "\n")) > 0
+	}
+	mayUseLanes := func(contents []byte) bool { return laneOpRE.Match(contents) || warpArithRE.Match(contents) }
+	for _, u := range stringUnits(src, mayUseLanes, keep) {
+		check(blankCpp(u, true), true)
+	}
+	return fs, st
+}
+
+// checkWave32Unit checks one unit of code (comments and strings blanked):
+// whether it uses lanes, whether a guard declares it wave32, and the
+// findings: a guard missing one spelling, or a shuffle without a width in
+// code written for any wave size.
+func checkWave32Unit(file string, code []byte, jit bool) (fs []Finding, uses, guarded bool) {
 	lines := strings.Split(string(code), "\n")
-	useLine, use := 0, ""
+	useLine := firstLaneUse(lines)
+	if useLine == 0 {
+		return nil, false, false
+	}
+	what := "this file"
+	if jit {
+		what = "this JIT kernel"
+	}
+	macros := guardedMacros(lines)
+	if len(macros) > 0 {
+		for _, m := range WavefrontMacros {
+			if !macros[m] {
+				fs = append(fs, Finding{File: file, Line: guardLine(lines),
+					Message: fmt.Sprintf("%s is guarded as wave32 but not on %s, so a compiler that defines only that spelling builds it for wave64", what, m),
+					Fix:     fmt.Sprintf("add beside the guard: #if defined(%s) && %s != 32 / #error \"wave32 only\" / #endif", m, m)})
+			}
+		}
+		return fs, true, true
+	}
+	starts := lineStarts(code)
+	toks := tokenize(code)
+	for i := 0; i+1 < len(toks); i++ {
+		base, ok := shuffleArgs[toks[i].text]
+		if !ok || toks[i+1].text != "(" || (i > 0 && (toks[i-1].text == "." || toks[i-1].text == "->" || isDeclarationLead(toks[i-1]))) {
+			continue
+		}
+		end := matching(toks, i+1)
+		if end < 0 || len(splitArgs(toks, i+1, end)) != base {
+			continue
+		}
+		fs = append(fs, Finding{File: file, Line: lineAt(starts, toks[i].off),
+			Message: fmt.Sprintf("%s without a width in %s, written for any wave size (no wave32 guard): the width defaults to the device's warpSize (64 on gfx90a/gfx942), not to the lane count the code chose, so a 32-lane tile or a WARP_SIZE other than the device's reads lanes of the wrong half", toks[i].text, what),
+			Fix:     fmt.Sprintf("pass the width as the last argument, e.g. %s(..., WARP_SIZE) or 32 for a 32-lane tile; or, if the code is wave32 only, add an #error guard on both wavefront macros", toks[i].text)})
+	}
+	return fs, true, false
+}
+
+// firstLaneUse returns the 1-based line of the first cross-lane operation
+// or warpSize arithmetic outside directives, or 0.
+func firstLaneUse(lines []string) int {
 	for i, l := range lines {
 		if directiveRE.MatchString(l) {
 			continue
 		}
-		if m := laneOpRE.FindStringSubmatch(l); m != nil {
-			useLine, use = i+1, m[1]
-		} else if m := warpArithRE.FindString(l); m != "" {
-			useLine, use = i+1, "warpSize arithmetic"
-		}
-		if useLine != 0 {
-			break
+		if laneOpRE.MatchString(l) || warpArithRE.MatchString(l) {
+			return i + 1
 		}
 	}
-	if useLine == 0 {
-		return nil, false
-	}
-	guarded := guardedMacros(lines)
-	var fs []Finding
-	for _, m := range WavefrontMacros {
-		if !guarded[m] {
-			fs = append(fs, Finding{File: file, Line: useLine,
-				Message: fmt.Sprintf("%s assumes 32 lanes but the file has no #error guard on %s", use, m),
-				Fix:     fmt.Sprintf("add near the top: #if defined(%s) && %s != 32 / #error \"wave32 only\" / #endif", m, m)})
+	return 0
+}
+
+// guardLine is the line of the first #error, where a finding about the
+// guard points.
+func guardLine(lines []string) int {
+	for i, l := range lines {
+		if m := directiveRE.FindStringSubmatch(l); m != nil && m[1] == "error" {
+			return i + 1
 		}
 	}
-	return fs, true
+	return 1
 }
 
 // guardedMacros returns the wavefront macros tested by an #if or #elif whose

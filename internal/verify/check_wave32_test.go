@@ -12,17 +12,79 @@ import (
 
 func TestWave32Clean(t *testing.T) {
 	r := mustPass(t, Wave32{Root: "testdata/wave32/clean"})
-	if r.Reason != "2 of 3 files use lanes" {
-		t.Errorf("reason = %q; elementwise.hip's comment, string and comparison must not count", r.Reason)
+	want := "4 of 5 files use lanes: 3 guarded wave32, 2 for any wave size, 2 of these JIT kernels in strings"
+	if r.Reason != want {
+		t.Errorf("reason = %q, want %q; elementwise.hip's comment, string and comparison must not count", r.Reason, want)
 	}
 }
 
-func TestWave32ShuffleWithoutGuard(t *testing.T) {
+// TestWave32AnyWaveNeedsNoGuard is the real fork's shape (NripeshN/mlx
+// rms_norm.hip, scaled_dot_product_attention.hip): code written for any
+// wave size has no guard, and that is right; what it must have is a width
+// on each shuffle.
+func TestWave32AnyWaveNeedsNoGuard(t *testing.T) {
 	dir := copyTree(t, "testdata/wave32/clean")
-	writeFile(t, dir, "device/scan.hip", "#include <hip/hip_runtime.h>\n\n__device__ int scan(int v) {\n  return v + __shfl_up(v, 1);\n}\n")
-	r := mustFind(t, Wave32{Root: dir}, "device/scan.hip:4", "no #error guard on __AMDGCN_WAVEFRONT_SIZE__")
+	writeFile(t, dir, "device/rms_norm.hip", `#include "device/config.h"
+
+__device__ float warp_reduce_sum_rms(float val) {
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+    val += __shfl_xor(val, offset);
+  }
+  return val;
+}
+
+// Tile-based reduction for 32-thread groups (works on both RDNA and CDNA)
+__device__ float tile_reduce_sum_32(float val) {
+  val += __shfl_xor(val, 16, 32);
+  return val + __shfl_down_sync(~0ull, val, 8);
+}
+`)
+	r := mustFind(t, Wave32{Root: dir}, "device/rms_norm.hip:5", "__shfl_xor without a width")
+	mustHave(t, r, "device/rms_norm.hip:13", "__shfl_down_sync without a width")
 	if len(r.Findings) != 2 {
-		t.Errorf("want one finding per macro, got:\n%s", findingsText(r))
+		t.Errorf("want the two shuffles without width only (no guard finding), got:\n%s", findingsText(r))
+	}
+	for _, f := range r.Findings {
+		if strings.Contains(f.Message, "guard") && !strings.Contains(f.Message, "no wave32 guard") {
+			t.Errorf("code for any wave size must not be asked for a guard: %s", f.Message)
+		}
+	}
+}
+
+// TestWave32JITKernelInRawString: kernel text handed to hip_kernel as a raw
+// string is checked as code, with lines of the file it sits in.
+func TestWave32JITKernelInRawString(t *testing.T) {
+	dir := copyTree(t, "testdata/wave32/clean")
+	plant(t, dir, "jit_kernels.cpp", "__shfl_xor(v, o, 32));", "__shfl_xor(v, o));")
+	r := mustFind(t, Wave32{Root: dir}, "jit_kernels.cpp:28", "__shfl_xor without a width in this JIT kernel")
+	if len(r.Findings) != 1 {
+		t.Errorf("want one finding (the guarded kernel needs no width), got:\n%s", findingsText(r))
+	}
+	// The guard inside the string counts for that string: drop one spelling.
+	dir = copyTree(t, "testdata/wave32/clean")
+	plant(t, dir, "jit_kernels.cpp", "#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != 32", "#if 0 && 32")
+	r = mustFind(t, Wave32{Root: dir}, "jit_kernels.cpp:11", "this JIT kernel is guarded as wave32 but not on __AMDGCN_WAVEFRONT_SIZE,")
+	if len(r.Findings) != 1 {
+		t.Errorf("want the missing spelling only, got:\n%s", findingsText(r))
+	}
+}
+
+// TestWave32OtherBackendsJIT: a launcher with several ports holds its CUDA
+// source beside the HIP one (the reference engine's fused_norm.cpp); the
+// CUDA text, written for 32-lane warps with _sync shuffles, is no AMD
+// kernel.
+func TestWave32OtherBackendsJIT(t *testing.T) {
+	dir := copyTree(t, "testdata/wave32/clean")
+	writeFile(t, dir, "fused_norm.cpp", `constexpr const char* FUSED_NORM_CUDA_SOURCE = R"(
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+)";
+constexpr const char* FUSED_NORM_HIP_SOURCE = R"(
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor(acc, o);
+)";
+`)
+	r := mustFind(t, Wave32{Root: dir}, "fused_norm.cpp:5", "__shfl_xor without a width in this JIT kernel")
+	if len(r.Findings) != 1 {
+		t.Errorf("want the HIP source's shuffle only, got:\n%s", findingsText(r))
 	}
 }
 
@@ -31,14 +93,16 @@ func TestWave32OneSpellingMissing(t *testing.T) {
 	// old one, so this guard would never fire there.
 	dir := copyTree(t, "testdata/wave32/clean")
 	plant(t, dir, "device/warp_reduce.hip", "#ifdef __AMDGCN_WAVEFRONT_SIZE\n#if __AMDGCN_WAVEFRONT_SIZE != 32", "#ifdef OTHER\n#if OTHER != 32")
-	r := mustFind(t, Wave32{Root: dir}, "warp_reduce.hip:18", "no #error guard on __AMDGCN_WAVEFRONT_SIZE")
+	r := mustFind(t, Wave32{Root: dir}, "warp_reduce.hip:8", "not on __AMDGCN_WAVEFRONT_SIZE,")
 	if len(r.Findings) != 1 {
 		t.Errorf("want only the plain spelling reported, got:\n%s", findingsText(r))
 	}
-	// An #if without #error in its branch is no guard.
+	// An #if without #error in its branch is no guard: the file is then
+	// code for any wave size, and its shuffle has no width.
 	dir = copyTree(t, "testdata/wave32/clean")
-	plant(t, dir, "device/lane_mask.hip", "#error \"lane_mask.hip assumes wave32\"\n#elif", "#warning \"lane_mask.hip assumes wave32\"\n#elif")
-	mustFind(t, Wave32{Root: dir}, "lane_mask.hip:12", "__AMDGCN_WAVEFRONT_SIZE")
+	plant(t, dir, "device/warp_reduce.hip", "#error \"warp_reduce.hip assumes wave32; build for gfx10/gfx11 or port it\"", "#warning \"x\"")
+	plant(t, dir, "device/warp_reduce.hip", "#error \"warp_reduce.hip assumes wave32\"", "#warning \"y\"")
+	mustFind(t, Wave32{Root: dir}, "warp_reduce.hip:19", "__shfl_xor without a width in this file")
 }
 
 // TestWave32GuardMacroIsReal compiles the clean fixture's guard with the

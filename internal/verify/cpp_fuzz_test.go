@@ -43,6 +43,11 @@ func FuzzSourceChecks(f *testing.F) {
 		"testdata/kernelkeys/clean/mlx/backend/rocm/fused_norm.cpp",
 		"testdata/kernelkeys/clean/mlx/backend/cuda/rope_kernel.cpp",
 		"testdata/wave32/clean/device/lane_mask.hip",
+		"testdata/wave32/clean/jit_kernels.cpp",
+		"testdata/kernelkeys/modulecache/mlx/backend/rocm/custom_kernel.cpp",
+		"testdata/engine/clean/src/lib/mlx-cpp/turbo/fused_norm.cpp",
+		"testdata/engine/clean/src/lib/mlxcel-core/cpp/mlx_cxx_kernels.cpp",
+		"testdata/engine/clean/src/lib/mlxcel-core/src/layers.rs",
 	} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -55,9 +60,46 @@ func FuzzSourceChecks(f *testing.F) {
 		lines := bytes.Count(src, []byte("\n")) + 1
 		_, ks := checkKernelKeys("f", src)
 		ws, _ := checkWave32("f", src)
-		for _, fd := range append(ks, ws...) {
+		_, ms := checkModuleCache("f", src)
+		_, _, is := checkTemplateArgInits("f", src)
+		ps, _ := portDispatch("f", src, blankCpp(src, true))
+		all := append(append(append(append(append(ks, ws...), ms...), is...), ps...), rustGates("f", src)...)
+		all = append(all, bareIssues("f", commentsOnly(src))...)
+		for _, fd := range all {
 			if fd.Line < 1 || fd.Line > lines || fd.Fix == "" {
 				t.Fatalf("finding %+v outside lines 1..%d or without a fix", fd, lines)
+			}
+		}
+	})
+}
+
+// FuzzCppLiterals checks the tokenizer on source as written (raw strings
+// not blanked: R"x( ... )x" with quotes and parentheses inside) and the
+// string units the wave32 check reads JIT kernels from: same length, same
+// newlines, and only bytes of the source or spaces.
+func FuzzCppLiterals(f *testing.F) {
+	f.Add([]byte("auto k = R\"(\n  #error \"x\"\n  v = __shfl_xor(v, 1);\n)\" \"tail\";\n"))
+	f.Add([]byte("u8R\"d()\" )d\" R\"(\n'1'000\"\\\"\" L'x'"))
+	f.Add([]byte("R\"0123456789012345678901(x)0123456789012345678901\""))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for i := range src {
+			if n := boundName(src, i); !bytes.Contains(src[:i], []byte(n)) {
+				t.Fatalf("boundName at %d is %q, not text before it", i, n)
+			}
+		}
+		for _, tok := range tokenize(src) {
+			if tok.off < 0 || tok.off+len(tok.text) > len(src) || string(src[tok.off:tok.off+len(tok.text)]) != tok.text {
+				t.Fatalf("token %q at %d does not match the source", tok.text, tok.off)
+			}
+		}
+		for _, u := range stringUnits(src, nil, func([]byte, int) bool { return true }) {
+			if len(u) != len(src) {
+				t.Fatalf("unit length %d, source %d", len(u), len(src))
+			}
+			for i := range src {
+				if (src[i] == '\n') != (u[i] == '\n') || (u[i] != src[i] && u[i] != ' ') {
+					t.Fatalf("unit byte %d: %q -> %q", i, src[i], u[i])
+				}
 			}
 		}
 	})

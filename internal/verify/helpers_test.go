@@ -109,3 +109,15 @@ func findingsText(r Result) string {
 	}
 	return b.String()
 }
+
+// mustHave asserts that a result already known to fail has a finding at loc
+// whose message contains msg.
+func mustHave(t *testing.T, r Result, loc, msg string) {
+	t.Helper()
+	for _, f := range r.Findings {
+		if strings.HasSuffix(f.Location(), loc) && strings.Contains(f.Message, msg) {
+			return
+		}
+	}
+	t.Errorf("%s: no finding at %q containing %q; got:\n%s", r.Check, loc, msg, findingsText(r))
+}

@@ -5,30 +5,48 @@ import (
 	"strings"
 )
 
-// ReportEnv is the environment variable that asks for a machine report.
+// ReportEnv is the environment variable that asks for machine reports.
 const ReportEnv = "MLXBUILD_REPORT"
 
-// ReportFromEnv parses the value of MLXBUILD_REPORT: `junit:<path>` or
-// `json:<path>`. An empty value gives empty kind and path and no error.
-func ReportFromEnv(v string) (kind, path string, err error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return "", "", nil
+// Report is one machine report to write: its kind ("junit" or "json") and
+// path.
+type Report struct{ Kind, Path string }
+
+// ReportsFromEnv parses the value of MLXBUILD_REPORT: a comma-separated list
+// of `junit:<path>` and `json:<path>`, so one CI run can keep both. An empty
+// value gives no reports and no error.
+func ReportsFromEnv(v string) ([]Report, error) {
+	var out []Report
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		kind, path, ok := strings.Cut(item, ":")
+		if !ok || (kind != "junit" && kind != "json") || strings.TrimSpace(path) == "" {
+			return nil, fmt.Errorf("%s=%q: %q is not junit:<path> or json:<path>; set it to e.g. junit:out/verify.xml,json:out/verify.json, or unset it", ReportEnv, v, item)
+		}
+		out = append(out, Report{kind, path})
 	}
-	kind, path, ok := strings.Cut(v, ":")
-	if !ok || (kind != "junit" && kind != "json") || strings.TrimSpace(path) == "" {
-		return "", "", fmt.Errorf("%s=%q is not junit:<path> or json:<path>; set it to e.g. junit:out/verify.xml, or unset it", ReportEnv, v)
-	}
-	return kind, path, nil
+	return out, nil
 }
 
-// WriteReport writes rs in the format kind ("junit" or "json") to path.
-func WriteReport(kind, path string, rs []Result) error {
-	switch kind {
-	case "junit":
-		return WriteJUnit(path, rs)
-	case "json":
-		return WriteJSON(path, rs)
+// WriteReports writes rs in each report's format to its path, stopping at
+// the first error.
+func WriteReports(reports []Report, rs []Result) error {
+	for _, r := range reports {
+		var err error
+		switch r.Kind {
+		case "junit":
+			err = WriteJUnit(r.Path, rs)
+		case "json":
+			err = WriteJSON(r.Path, rs)
+		default:
+			err = fmt.Errorf("report kind %q is not junit or json", r.Kind)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("report kind %q is not junit or json", kind)
+	return nil
 }

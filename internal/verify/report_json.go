@@ -6,6 +6,7 @@ type jsonReport struct {
 	Passed  int          `json:"passed"`
 	Failed  int          `json:"failed"`
 	Skipped int          `json:"skipped"`
+	NotRun  int          `json:"not_run,omitempty"`
 	Checks  []jsonResult `json:"checks"`
 }
 
@@ -26,14 +27,16 @@ type jsonFinding struct {
 // WriteJSON writes rs as a JSON report to path, atomically.
 func WriteJSON(path string, rs []Result) error {
 	rep := jsonReport{Checks: []jsonResult{}}
+	var n counts
 	for _, r := range rs {
-		count(r.Status, &rep.Passed, &rep.Failed, &rep.Skipped)
+		n.add(r.Status)
 		jr := jsonResult{Check: r.Check, Status: r.Status.String(), Reason: r.Reason}
 		for _, f := range r.Findings {
 			jr.Findings = append(jr.Findings, jsonFinding(f))
 		}
 		rep.Checks = append(rep.Checks, jr)
 	}
+	rep.Passed, rep.Failed, rep.Skipped, rep.NotRun = n.pass, n.fail, n.skip, n.notRun
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -41,13 +44,18 @@ func WriteJSON(path string, rs []Result) error {
 	return writeAtomic(path, append(data, '\n'))
 }
 
-func count(s Status, pass, fail, skip *int) {
+// counts are the results of each status, for the reports' totals.
+type counts struct{ pass, fail, skip, notRun int }
+
+func (c *counts) add(s Status) {
 	switch s {
 	case Pass:
-		*pass++
+		c.pass++
 	case Fail:
-		*fail++
+		c.fail++
+	case NotRun:
+		c.notRun++
 	default:
-		*skip++
+		c.skip++
 	}
 }

@@ -35,9 +35,9 @@ type junitMessage struct {
 // WriteJUnit writes rs as a JUnit XML report to path, atomically.
 func WriteJUnit(path string, rs []Result) error {
 	s := junitSuite{Name: "mlxbuild verify", Tests: len(rs)}
-	var pass int
+	var n counts
 	for _, r := range rs {
-		count(r.Status, &pass, &s.Failures, &s.Skipped)
+		n.add(r.Status)
 		c := junitCase{Name: r.Check, Classname: "mlxbuild.verify"}
 		switch r.Status {
 		case Fail:
@@ -48,9 +48,14 @@ func WriteJUnit(path string, rs []Result) error {
 			c.Failure = &junitMessage{Message: summarize(r), Text: b.String()}
 		case Skip:
 			c.Skipped = &junitMessage{Message: r.Reason}
+		case NotRun:
+			// A gate check that could not run fails the suite: CI must
+			// not read it as a pass or an optional skip.
+			c.Failure = &junitMessage{Message: "not run: " + r.Reason, Text: r.Reason + "\n"}
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	s.Failures, s.Skipped = n.fail+n.notRun, n.skip
 	data, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ func sampleResults() []Result {
 			{File: "cache/rocm/tree/mlx/backend/gpu/copy.cpp", Line: 2, Message: "hand edit: differs from overlay/mlx/backend/gpu/copy.cpp", Fix: "move the change into the overlay, then run overlay:apply"},
 			{File: "cache/rocm/tree/LOCAL_FIXES.md", Message: "records file LOCAL_FIXES.md was copied into the tree", Fix: "delete it"},
 		}},
-		{Check: "kernel-keys", Status: Fail, Findings: []Finding{{Message: "kernel-keys declares count: 3 but 4 files are in scope", Fix: "set count: 4"}}},
+		{Check: "kernel_keys", Status: Fail, Findings: []Finding{{Message: "kernel_keys declares count: 3 but 4 files are in scope", Fix: "set count: 4"}}},
 		{Check: "link", Status: Skip, Reason: "no built output at out/libmlx.so yet (run build first)"},
 	}
 }
@@ -104,21 +104,56 @@ func TestWriteJSON(t *testing.T) {
 	}
 }
 
-func TestReportFromEnv(t *testing.T) {
-	for v, want := range map[string][2]string{
-		"":                     {"", ""},
-		"junit:out/verify.xml": {"junit", "out/verify.xml"},
-		"json:C:/x.json":       {"json", "C:/x.json"},
+func TestReportsFromEnv(t *testing.T) {
+	for v, want := range map[string][]Report{
+		"":                          nil,
+		"junit:out/verify.xml":      {{"junit", "out/verify.xml"}},
+		"json:C:/x.json":            {{"json", "C:/x.json"}},
+		"junit:a.xml, json:b.json,": {{"junit", "a.xml"}, {"json", "b.json"}},
 	} {
-		kind, path, err := ReportFromEnv(v)
-		if err != nil || kind != want[0] || path != want[1] {
-			t.Errorf("ReportFromEnv(%q) = %q, %q, %v; want %v", v, kind, path, err, want)
+		got, err := ReportsFromEnv(v)
+		if err != nil || len(got) != len(want) {
+			t.Errorf("ReportsFromEnv(%q) = %v, %v; want %v", v, got, err, want)
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("ReportsFromEnv(%q)[%d] = %v, want %v", v, i, got[i], want[i])
+			}
 		}
 	}
-	for _, v := range []string{"xml:out.xml", "junit:", "junit", "out.xml"} {
-		if _, _, err := ReportFromEnv(v); err == nil || !strings.Contains(err.Error(), "MLXBUILD_REPORT") {
-			t.Errorf("ReportFromEnv(%q) error = %v, want one naming MLXBUILD_REPORT", v, err)
+	for _, v := range []string{"xml:out.xml", "junit:", "junit", "out.xml", "junit:a.xml,b.json"} {
+		if _, err := ReportsFromEnv(v); err == nil || !strings.Contains(err.Error(), "MLXBUILD_REPORT") {
+			t.Errorf("ReportsFromEnv(%q) error = %v, want one naming MLXBUILD_REPORT", v, err)
 		}
+	}
+}
+
+// TestNotRunFailsEveryReport: a check the gate could not run counts as a
+// failure in the exit status and in JUnit, and by its own name elsewhere.
+func TestNotRunFailsEveryReport(t *testing.T) {
+	rs := []Result{{Check: "records", Status: Pass}, {Check: "link", Status: NotRun, Reason: "needs the build, which failed"}}
+	if !Failed(rs) {
+		t.Error("Failed ignores a check that was not run")
+	}
+	var b bytes.Buffer
+	WriteText(&b, rs, false)
+	if !strings.Contains(b.String(), "NRUN  link: needs the build, which failed\n") || !strings.HasSuffix(b.String(), "1 passed, 0 failed, 0 skipped, 1 not run\n") {
+		t.Errorf("text report:\n%s", b.String())
+	}
+	dir := t.TempDir()
+	if err := WriteReports([]Report{{"junit", filepath.Join(dir, "v.xml")}, {"json", filepath.Join(dir, "v.json")}}, rs); err != nil {
+		t.Fatal(err)
+	}
+	var suites junitSuites
+	data, _ := os.ReadFile(filepath.Join(dir, "v.xml"))
+	if err := xml.Unmarshal(data, &suites); err != nil || suites.Suites[0].Failures != 1 || suites.Suites[0].Cases[1].Failure == nil {
+		t.Errorf("JUnit: %v\n%s", err, data)
+	}
+	var rep jsonReport
+	data, _ = os.ReadFile(filepath.Join(dir, "v.json"))
+	if err := json.Unmarshal(data, &rep); err != nil || rep.NotRun != 1 || rep.Checks[1].Status != "not-run" {
+		t.Errorf("JSON: %v\n%s", err, data)
 	}
 }
 

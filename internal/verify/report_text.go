@@ -21,11 +21,11 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 		return c.Sprint(s)
 	}
 	green, red, yellow := color.New(color.FgGreen), color.New(color.FgRed, color.Bold), color.New(color.FgYellow)
-	var pass, fail, skip int
+	var n counts
 	var b strings.Builder
 	for _, r := range rs {
-		count(r.Status, &pass, &fail, &skip)
-		word := map[Status]string{Pass: paint(green, "PASS"), Fail: paint(red, "FAIL"), Skip: paint(yellow, "SKIP")}[r.Status]
+		n.add(r.Status)
+		word := map[Status]string{Pass: paint(green, "PASS"), Fail: paint(red, "FAIL"), Skip: paint(yellow, "SKIP"), NotRun: paint(red, "NRUN")}[r.Status]
 		b.WriteString(word + "  " + r.Check)
 		if summary := summarize(r); summary != "" {
 			b.WriteString(": " + summary)
@@ -35,7 +35,11 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 			writeFinding(&b, f, "      ")
 		}
 	}
-	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped\n", plural(len(rs), "check"), pass, fail, skip)
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped", plural(len(rs), "check"), n.pass, n.fail, n.skip)
+	if n.notRun > 0 {
+		fmt.Fprintf(&b, ", %d not run", n.notRun)
+	}
+	b.WriteByte('\n')
 	io.WriteString(w, b.String())
 }
 

@@ -19,11 +19,14 @@ import (
 // Status is the outcome of one check.
 type Status int
 
-// The outcomes of a check.
+// The outcomes of a check. NotRun is a check the gate needed but that could
+// not run (the build it reads failed): it fails the gate, unlike Skip, a
+// check that does not apply.
 const (
 	Pass Status = iota
 	Fail
 	Skip
+	NotRun
 )
 
 // String gives the status as the reports write it.
@@ -35,6 +38,8 @@ func (s Status) String() string {
 		return "fail"
 	case Skip:
 		return "skip"
+	case NotRun:
+		return "not-run"
 	}
 	return fmt.Sprintf("status(%d)", int(s))
 }
@@ -99,10 +104,10 @@ func runOne(ctx context.Context, c Check) (r Result) {
 	return r
 }
 
-// Failed reports whether any result failed.
+// Failed reports whether any result failed or was not run.
 func Failed(rs []Result) bool {
 	for _, r := range rs {
-		if r.Status == Fail {
+		if r.Status == Fail || r.Status == NotRun {
 			return true
 		}
 	}
@@ -121,4 +126,20 @@ func result(name string, findings []Finding, summary string) Result {
 // skipped builds a skipped Result.
 func skipped(name, reason string) Result {
 	return Result{Check: name, Status: Skip, Reason: reason}
+}
+
+// Fixed is a check whose result is known before it runs: one that does not
+// apply (Skip) or that the gate could not run (NotRun), with the reason.
+type Fixed struct {
+	Check  string
+	Status Status
+	Reason string
+}
+
+// Name is the check's name in reports.
+func (f Fixed) Name() string { return f.Check }
+
+// Run returns the fixed result.
+func (f Fixed) Run(context.Context) Result {
+	return Result{Check: f.Check, Status: f.Status, Reason: f.Reason}
 }

@@ -2,6 +2,10 @@
 #include "mlx/c_api.h"
 #include "mlx/ops.h"
 
+#ifdef MLX_HAS_HALFCONV
+#include <halfconv.h>
+#endif
+
 namespace mlx::core {
 const char* version();
 const char* backend();
@@ -43,5 +47,11 @@ int mlx_gpu_device_count(void) {
 int mlx_gpu_add(const float* a, const float* b, float* out, size_t n) {
   return gpu::add(a, b, out, n);
 }
+
+#ifdef MLX_HAS_HALFCONV
+float mlx_half_to_float(unsigned short bits) {
+  return halfconv_to_float(bits);
+}
+#endif
 
 } // extern "C"

@@ -33,6 +33,10 @@ int mlx_gpu_device_count(void);
  * positive backend error code on failure, -1 when no GPU backend is built. */
 int mlx_gpu_add(const float* a, const float* b, float* out, size_t n);
 
+/* mlx_half_to_float converts IEEE half-precision bits to a float. It exists
+ * only in a build with MLX_BUILD_HALF=ON (the halfconv dependency). */
+float mlx_half_to_float(unsigned short bits);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,256 @@
+package configs
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+)
+
+// Dependency is one thing the project's CMake would download with
+// FetchContent. mlxbuild satisfies it itself, from the first provider in
+// Providers that can: the verified dependency cache, a system package, or
+// a directory the user names. CMake never downloads.
+type Dependency struct {
+	Pos Pos `json:"-"`
+	// Name is the name given to FetchContent_Declare (json, fmt, gguflib).
+	Name string `yaml:"name" required:"true"`
+	// URL is an archive (.tar.gz, .tar.xz, .zip); Git with Tag and Commit
+	// is a repository at one commit. Exactly one of URL and Git is given.
+	URL    string `yaml:"url"`
+	Git    string `yaml:"git"`
+	Tag    string `yaml:"tag"`
+	Commit string `yaml:"commit"`
+	// Paths limits a git dependency's archive to these paths of the
+	// commit (cutlass: include), for a build that uses only them.
+	Paths []string `yaml:"paths"`
+	// SHA256 is the hash of what the cache stores: the archive as
+	// downloaded, or for git the deterministic archive of the commit.
+	SHA256 string `yaml:"sha256"`
+	// Providers are tried in order: cache, system, dir.
+	Providers []string        `yaml:"providers" required:"true"`
+	System    *SystemProvider `yaml:"system"`
+	// Static names archives the dependency's build adds (gguflib builds
+	// libgguflib.a): the link plan lists them after the spec's own static
+	// libraries when the dependency is built, not when a system provider
+	// stands in.
+	Static []string `yaml:"static"`
+	// Dir is a directory holding the dependency's source, relative to the
+	// file that declares it.
+	Dir string   `yaml:"dir"`
+	OS  []string `yaml:"os"`
+	// Origin is where it was declared (file:line:col), for messages.
+	Origin string `yaml:"-" json:"-"`
+	// Base is the directory Dir is relative to (the declaring file's).
+	Base string `yaml:"-" json:"-"`
+}
+
+// SystemProvider says how a system installation stands in for a download.
+type SystemProvider struct {
+	Pos Pos `json:"-"`
+	// FindPackage is the CMake package name (find_package(<name> CONFIG));
+	// empty when the defines alone make the project not need it.
+	FindPackage string `yaml:"find_package"`
+	Version     string `yaml:"version"`
+	// Package names what installs it (a Debian package), for messages.
+	Package string `yaml:"package"`
+	// Defines are set when this provider is used: USE_SYSTEM_FMT=ON,
+	// MLX_BUILD_GGUF=OFF.
+	Defines []Define `yaml:"defines"`
+	// SourceDir, when set, is where the system keeps the dependency's
+	// files, given to CMake as <name>_SOURCE_DIR (FetchContent_SetPopulated):
+	// "{toolchain.root}" for CCCL inside the CUDA toolkit.
+	SourceDir string `yaml:"source_dir"`
+}
+
+// CMakePackage is a CMake package config the build finds with
+// find_package: checked before configure, so a missing one is named in
+// seconds instead of after CMake ran.
+type CMakePackage struct {
+	Pos     Pos      `json:"-"`
+	Name    string   `yaml:"name" required:"true"`
+	Version string   `yaml:"version"`
+	Package string   `yaml:"package"`
+	OS      []string `yaml:"os"`
+	Origin  string   `yaml:"-" json:"-"`
+}
+
+// Dependency providers, in the order a spec usually gives them.
+var KnownProviders = []string{"cache", "system", "dir"}
+
+var (
+	hex64   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	depName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+)
+
+// On reports whether the package applies on goos.
+func (p CMakePackage) On(goos string) bool { return OnOS(p.OS, goos) }
+
+// On reports whether the dependency applies on goos.
+func (d Dependency) On(goos string) bool { return OnOS(d.OS, goos) }
+
+// Source is the URL, or git URL at tag, for messages.
+func (d Dependency) Source() string {
+	if d.URL != "" {
+		return d.URL
+	}
+	if d.Git == "" {
+		return "no download declared"
+	}
+	if d.Tag != "" {
+		return d.Git + " at " + d.Tag + " (" + d.Commit + ")"
+	}
+	return d.Git + " at " + d.Commit
+}
+
+func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems) {
+	seen := map[string]int{}
+	for i, d := range deps {
+		path := fmt.Sprintf("dependencies[%d]", i)
+		if d.Name != "" && !depName.MatchString(d.Name) {
+			ps.add(pos(path+".name"), "dependency name %q: give the name used in FetchContent_Declare", d.Name)
+		}
+		if j, dup := seen[strings.ToLower(d.Name)+"\x00"+strings.Join(d.OS, ",")]; dup {
+			ps.add(pos(path+".name"), "dependency %q is declared twice (first in dependencies[%d]); keep one", d.Name, j)
+		} else {
+			seen[strings.ToLower(d.Name)+"\x00"+strings.Join(d.OS, ",")] = i
+		}
+		switch {
+		case d.URL != "" && d.Git != "":
+			ps.add(pos(path+".git"), "dependency %s has both url and git; keep one", d.Name)
+		case d.URL != "":
+			checkURL(ps, pos(path+".url"), d.URL)
+			if d.Tag != "" || d.Commit != "" || len(d.Paths) > 0 {
+				ps.add(pos(path+".url"), "tag, commit and paths belong to a git dependency, not to url")
+			}
+		case d.Git != "":
+			for j, p := range d.Paths {
+				if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") || slices.Contains(strings.Split(p, "/"), "..") {
+					ps.add(pos(fmt.Sprintf("%s.paths[%d]", path, j)), "paths entry %q must be a relative path inside the repository", p)
+				}
+			}
+			if !hex40.MatchString(d.Commit) {
+				ps.add(pos(path+".git"), "git dependency %s needs commit: the full 40-hex commit its tag names (a tag can move)", d.Name)
+			}
+		}
+		if d.SHA256 != "" && !hex64.MatchString(d.SHA256) {
+			ps.add(pos(path+".sha256"), "sha256 %q must be 64 lowercase hex digits", short(d.SHA256))
+		}
+		seenProv := map[string]bool{}
+		for j, p := range d.Providers {
+			ppos := pos(fmt.Sprintf("%s.providers[%d]", path, j))
+			oneOf(ps, ppos, "provider", p, KnownProviders)
+			if seenProv[p] {
+				ps.add(ppos, "provider %q is listed twice", p)
+			}
+			seenProv[p] = true
+		}
+		if _, given := pos2(pos, path+".providers"); given && len(d.Providers) == 0 {
+			ps.add(pos(path+".providers"), "providers is empty; list at least one of %s", strings.Join(KnownProviders, ", "))
+		}
+		if seenProv["cache"] && (d.URL == "" && d.Git == "" || d.SHA256 == "") {
+			ps.add(pos(path), "provider cache needs url (or git, tag and commit) and sha256 for %s: the cache keeps only what it verified", d.Name)
+		}
+		if seenProv["system"] && d.System == nil {
+			ps.add(pos(path+".providers"), "provider system needs a system: section (find_package, package, defines)")
+		}
+		if seenProv["dir"] && d.Dir == "" {
+			ps.add(pos(path+".providers"), "provider dir needs dir: the directory that holds %s's source", d.Name)
+		}
+		if s := d.System; s != nil {
+			if s.FindPackage != "" && !cmakeName.MatchString(strings.ReplaceAll(s.FindPackage, "-", "_")) {
+				ps.add(pos(path+".system.find_package"), "%q is not a CMake package name", s.FindPackage)
+			}
+			if s.Version != "" {
+				if _, err := version.NewConstraint(s.Version); err != nil {
+					ps.add(pos(path+".system.version"), "bad version constraint %q: write it like \">= 3.11\"", s.Version)
+				}
+			}
+			checkPlaceholders(ps, pos(path+".system.source_dir"), s.SourceDir)
+			for k, def := range s.Defines {
+				if def.Name != "" && !cmakeName.MatchString(def.Name) {
+					ps.add(pos(fmt.Sprintf("%s.system.defines[%d].name", path, k)), "define name %q is not a CMake variable name", def.Name)
+				}
+			}
+		}
+		for j, o := range d.OS {
+			oneOf(ps, pos(fmt.Sprintf("%s.os[%d]", path, j)), "platform", o, knownOS)
+		}
+		for j, l := range d.Static {
+			if !libName.MatchString(l) {
+				ps.add(pos(fmt.Sprintf("%s.static[%d]", path, j)), "library name %q: give the bare name (gguflib, not libgguflib.a)", l)
+			}
+		}
+	}
+}
+
+func validateCMakePackages(pkgs []CMakePackage, pos func(string) Pos, ps *problems) {
+	seen := map[string]bool{}
+	for i, p := range pkgs {
+		path := fmt.Sprintf("cmake_packages[%d]", i)
+		if p.Name != "" && !cmakeName.MatchString(strings.ReplaceAll(p.Name, "-", "_")) {
+			ps.add(pos(path+".name"), "%q is not a CMake package name", p.Name)
+		}
+		if seen[p.Name] {
+			ps.add(pos(path+".name"), "CMake package %q is listed twice", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Version != "" {
+			if _, err := version.NewConstraint(p.Version); err != nil {
+				ps.add(pos(path+".version"), "bad version constraint %q: write it like \">= 4.0\"", p.Version)
+			}
+		}
+		for j, o := range p.OS {
+			oneOf(ps, pos(fmt.Sprintf("%s.os[%d]", path, j)), "platform", o, knownOS)
+		}
+	}
+}
+
+func pos2(pos func(string) Pos, path string) (Pos, bool) {
+	p := pos(path)
+	return p, p.Line > 0
+}
+
+func checkURL(ps *problems, pos Pos, s string) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Path == "" || !slices.Contains([]string{"http", "https", "file"}, u.Scheme) {
+		ps.add(pos, "url %q must be an http(s) or file URL of an archive", short(s))
+	}
+}
+
+func mergeDependencies(base, over []Dependency) []Dependency {
+	out := append([]Dependency(nil), base...)
+	for _, d := range over {
+		replaced := false
+		for i := range out {
+			if strings.EqualFold(out[i].Name, d.Name) && strings.Join(out[i].OS, ",") == strings.Join(d.OS, ",") {
+				out[i] = d
+				replaced = true
+			}
+		}
+		if !replaced {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func mergeCMakePackages(base, over []CMakePackage) []CMakePackage {
+	out := append([]CMakePackage(nil), base...)
+	for _, p := range over {
+		replaced := false
+		for i := range out {
+			if out[i].Name == p.Name {
+				out[i] = p
+				replaced = true
+			}
+		}
+		if !replaced {
+			out = append(out, p)
+		}
+	}
+	return out
+}

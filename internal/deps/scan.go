@@ -1,0 +1,53 @@
+package deps
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// declareRe finds the dependencies a CMake file declares:
+// FetchContent_Declare(json ...).
+var declareRe = regexp.MustCompile(`(?im)^[ \t]*FetchContent_Declare\s*\(\s*([A-Za-z0-9_.+-]+)`)
+
+// Declared returns the lower-cased names every CMakeLists.txt and *.cmake
+// file under tree passes to FetchContent_Declare. A spec may declare
+// dependencies its tree never uses (the built-in spec knows MLX's; a
+// project may build something smaller): only those the tree declares must
+// be provided. Commented-out declarations do not count.
+func Declared(trees ...string) (map[string]bool, error) {
+	names := map[string]bool{}
+	for _, tree := range trees {
+		if err := declaredIn(tree, names); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+func declaredIn(tree string, names map[string]bool) error {
+	return filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != "CMakeLists.txt" && !strings.HasSuffix(d.Name(), ".cmake") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range declareRe.FindAllSubmatch(data, -1) {
+			names[strings.ToLower(string(m[1]))] = true
+		}
+		return nil
+	})
+}

@@ -1,0 +1,257 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/deps"
+)
+
+// depsEnv is where this build looks for dependencies: the cache root's
+// store and the system's CMake package prefixes.
+func (p *Prepared) depsEnv() deps.Env {
+	return deps.Env{Store: deps.StoreAt(p.Config.CacheRoot.Value), Prefixes: p.packagePrefixes(),
+		Expand: func(s string) string { return backends.Expand(s, p.Toolchain) }, Mirror: p.Config.Project.Abs(p.Config.Project.DepsMirror)}
+}
+
+func (p *Prepared) packagePrefixes() []string {
+	var roots []string
+	if p.Toolchain != nil {
+		roots = append(roots, p.Toolchain.Root)
+	}
+	return cmake.PackagePrefixes(p.Opts.Env, roots...)
+}
+
+// resolveDeps picks each declared dependency's provider. It changes
+// nothing on disk, so plan shows the same choice a build makes; a
+// dependency no provider satisfies is kept in DepsErr for build to refuse
+// before configure and for plan to show.
+//
+// trees are the sources CMake will see; only the dependencies they
+// declare count. With none (plan before a git source was checked out),
+// every declared dependency does.
+func (p *Prepared) resolveDeps(trees ...string) error {
+	var used map[string]bool
+	if len(trees) > 0 {
+		var err error
+		if used, err = deps.Declared(trees...); err != nil {
+			return fmt.Errorf("reading the FetchContent declarations of %s: %w", strings.Join(trees, ", "), err)
+		}
+	}
+	p.Deps, p.DepsErr = deps.Resolve(p.Backend, p.Spec.ActiveDependencies(p.Opts.GOOS), used, p.depsEnv())
+	for _, c := range p.Deps {
+		for k, v := range c.Defines {
+			p.Defines[k] = v
+		}
+		if c.Provider == "system" && c.Package == nil && len(c.Defines) > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in the dependency cache: building without it (%s); run deps:fetch to keep it", c.Dep.Name, strings.TrimPrefix(c.Detail, "system: not needed ")))
+		}
+	}
+	return nil
+}
+
+// planTrees are the sources plan reads declarations from without
+// writing anything.
+func (p *Prepared) planTrees() []string { return declaringTrees(p.Config, p.Backend) }
+
+// declaringTrees are the sources whose FetchContent declarations count for
+// a backend before a build: the materialized tree when there is one, else
+// a source directory used as is with the overlay; none for a git source not
+// checked out yet (then every declared dependency counts).
+func declaringTrees(cfg *configs.Config, backend string) []string {
+	if tree := cache.For(cfg.CacheRoot.Value, backend).Tree; isDirPath(tree) {
+		return []string{tree}
+	}
+	if cfg.Project.Source.Dir == "" {
+		return nil
+	}
+	trees := []string{cfg.Project.Abs(cfg.Project.Source.Dir)}
+	if ov := cfg.Overlay(backend); ov != "" {
+		trees = append(trees, ov)
+	}
+	return trees
+}
+
+func isDirPath(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// toolchainGaps lists what the spec needs from the toolchain and the
+// system that this machine lacks: CMake package configs (with their
+// version constraints) and shared or system libraries. Both are checked
+// before configure, so the whole list comes in seconds, not after CMake.
+func (p *Prepared) toolchainGaps() []string {
+	gaps, _ := p.toolchainGapsLibs()
+	return gaps
+}
+
+// toolchainGapsLibs is toolchainGaps with the missing-library error kept,
+// so callers can still tell what kind of gap it is.
+func (p *Prepared) toolchainGapsLibs() ([]string, error) {
+	var gaps []string
+	var libErr error
+	prefixes := p.packagePrefixes()
+	for _, pkg := range p.Spec.CMakePackages {
+		if !pkg.On(p.Opts.GOOS) {
+			continue
+		}
+		install := "install " + pkg.Name
+		if pkg.Package != "" {
+			install = "install " + pkg.Package
+		}
+		pc, ok := cmake.FindPackageConfig(pkg.Name, prefixes)
+		if !ok {
+			gaps = append(gaps, fmt.Sprintf("CMake package %s (find_package, %s): no %sConfig.cmake under %s; %s", pkg.Name, pkg.Origin, pkg.Name, strings.Join(prefixes, ", "), install))
+			continue
+		}
+		if pkg.Version != "" {
+			c, _ := version.NewConstraint(pkg.Version)
+			v, err := version.NewVersion(pc.Version)
+			if err != nil || !c.Check(v) {
+				gaps = append(gaps, fmt.Sprintf("CMake package %s %s (%s) does not satisfy %q (%s); %s", pkg.Name, orQ(pc.Version), pc.File, pkg.Version, pkg.Origin, install))
+			}
+		}
+	}
+	if _, err := p.planLink(true); err != nil {
+		libErr = err
+		var ml *backends.MissingLibraryError
+		if errors.As(err, &ml) {
+			for _, l := range ml.Lines {
+				gaps = append(gaps, "library "+l)
+			}
+		} else {
+			gaps = append(gaps, err.Error())
+		}
+	}
+	return gaps, libErr
+}
+
+// GapsError is everything a build needs from the toolchain and the system
+// that is missing; it unwraps to the missing-library error when libraries
+// are among the gaps.
+type GapsError struct {
+	Backend, Spec string
+	Gaps          []string
+	Libs          error
+}
+
+func (e *GapsError) Error() string {
+	return fmt.Sprintf("the %s build needs what this machine lacks (spec %s):\n  - %s", e.Backend, e.Spec, strings.Join(e.Gaps, "\n  - "))
+}
+
+func (e *GapsError) Unwrap() error { return e.Libs }
+
+func orQ(v string) string {
+	if v == "" {
+		return "(version unknown)"
+	}
+	return v
+}
+
+// checkBeforeConfigure refuses a build that could only fail in CMake:
+// missing packages, libraries or dependencies are named all together.
+func (p *Prepared) checkBeforeConfigure() error {
+	gaps := p.toolchainGaps()
+	if len(gaps) == 0 {
+		return p.DepsErr
+	}
+	err := p.gapsError(gaps)
+	if p.DepsErr != nil {
+		return errors.Join(err, p.DepsErr)
+	}
+	return err
+}
+
+func (p *Prepared) gapsError(gaps []string) error {
+	_, libs := p.toolchainGapsLibs()
+	return &GapsError{Backend: p.Backend, Spec: p.Spec.Source, Gaps: gaps, Libs: libs}
+}
+
+// setupDeps unpacks the cached dependencies (verified again) and writes
+// the CMake dependency provider. It returns the provider file.
+func (p *Prepared) setupDeps(ctx context.Context) (string, error) {
+	env := p.depsEnv()
+	if len(p.Deps) > 0 {
+		if err := os.MkdirAll(env.Store.Dir, 0o755); err != nil {
+			return "", err
+		}
+		unlock, err := cache.Lock(ctx, env.Store.Lock(), nil)
+		if err != nil {
+			return "", fmt.Errorf("locking the dependency cache: %w", err)
+		}
+		defer unlock()
+	}
+	if err := deps.Seed(ctx, env.Store, p.Deps, env.Mirror); err != nil {
+		return "", err
+	}
+	for i, c := range p.Deps {
+		if c.Provider != "cache" {
+			continue
+		}
+		dir, err := env.Store.Unpack(ctx, c.Dep, "")
+		if err != nil {
+			return "", err
+		}
+		p.Deps[i].Dir = dir
+	}
+	file := filepath.Join(p.Layout.Dir, "deps-provider.cmake")
+	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScript(p.Deps)), 0o644); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+// printDeps is plan's list of dependencies and where each comes from.
+func (p *Prepared) printDeps(w io.Writer) {
+	list := p.Spec.ActiveDependencies(p.Opts.GOOS)
+	if len(list) == 0 {
+		fmt.Fprintln(w, "dependencies: (none declared; any FetchContent call stops configure)")
+		return
+	}
+	fmt.Fprintln(w, "dependencies:")
+	for _, c := range p.Deps {
+		fmt.Fprintf(w, "  %-14s %s\n", c.Dep.Name, c.Detail)
+	}
+	var me *deps.MissingError
+	if errors.As(p.DepsErr, &me) {
+		for _, m := range me.Missing {
+			fmt.Fprintf(w, "  %-14s MISSING (%s):\n", m.Dep.Name, m.Dep.Source())
+			for _, way := range m.Ways {
+				fmt.Fprintf(w, "  %-14s   - %s\n", "", way)
+			}
+		}
+	}
+}
+
+// linkSpec is the spec with the archives that built dependencies add
+// (gguflib) appended to its static libraries, after MLX's own.
+func (p *Prepared) linkSpec() *configs.Spec {
+	var extra []configs.Lib
+	for _, c := range p.Deps {
+		if c.Provider == "system" {
+			continue
+		}
+		for _, name := range c.Dep.Static {
+			extra = append(extra, configs.Lib{Name: name, Origin: c.Dep.Origin})
+		}
+	}
+	if len(extra) == 0 {
+		return p.Spec
+	}
+	s := *p.Spec
+	s.Link.Static = append(append([]configs.Lib(nil), p.Spec.Link.Static...), extra...)
+	return &s
+}

@@ -1,0 +1,110 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/deps"
+)
+
+// DepsFetch fills the verified dependency cache with what the specs of
+// the named backends (a comma list; "" means cpu and every backend the
+// project file configures) declare with the cache provider. With mirror
+// set (or the project's deps_mirror) it reads only that local directory
+// and never the network, for machines that have none. It is the only step of mlxbuild that downloads.
+func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error {
+	o = o.withDefaults()
+	pr := o.printer()
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if err != nil {
+		return err
+	}
+	names, err := fetchBackends(cfg, backendList)
+	if err != nil {
+		return err
+	}
+	var list []configs.Dependency
+	for _, name := range names {
+		spec, err := cfg.Spec(name)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(spec.Platforms, o.GOOS) {
+			continue
+		}
+		// Only what the backend's source declares: the built-in specs know
+		// MLX's dependencies, a smaller project needs fewer.
+		var used map[string]bool
+		if trees := declaringTrees(cfg, name); len(trees) > 0 {
+			if used, err = deps.Declared(trees...); err != nil {
+				return err
+			}
+		}
+		for _, d := range spec.ActiveDependencies(o.GOOS) {
+			if used == nil || used[strings.ToLower(d.Name)] {
+				list = append(list, d)
+			}
+		}
+	}
+	if mirror == "" && cfg.Project.DepsMirror != "" {
+		mirror = cfg.Project.Abs(cfg.Project.DepsMirror)
+	}
+	if mirror != "" {
+		abs, err := filepath.Abs(mirror)
+		if err != nil {
+			return err
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return configs.Usagef("-mirror=%s: not a directory; give the directory that holds the archives and git repositories", mirror)
+		}
+		mirror = abs
+	}
+	store := deps.StoreAt(cfg.CacheRoot.Value)
+	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := cache.Lock(ctx, store.Lock(), func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, store.Lock())
+	})
+	if err != nil {
+		return fmt.Errorf("locking the dependency cache: %w", err)
+	}
+	defer unlock()
+	pr.Step("dependencies of %s into %s", strings.Join(names, ", "), store.Dir)
+	res, err := deps.Fetch(ctx, store, list, deps.FetchOptions{
+		Mirror: mirror, Offline: mirror != "",
+		Progress: func(f string, a ...any) { pr.Info(f, a...) },
+	})
+	if err != nil {
+		return fmt.Errorf("deps:fetch: %d fetched, and:\n%w", len(res), err)
+	}
+	pr.Done("%d dependencies verified in the cache", len(res))
+	return nil
+}
+
+func fetchBackends(cfg *configs.Config, list string) ([]string, error) {
+	if list != "" {
+		var out []string
+		for _, n := range strings.Split(list, ",") {
+			n = strings.TrimSpace(n)
+			if !slices.Contains(configs.Names, n) {
+				return nil, configs.UnknownBackend(n)
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	out := []string{"cpu"}
+	for _, n := range configs.Names {
+		if _, ok := cfg.Project.Backends[n]; ok && n != "cpu" {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// A supervisor is this executable started with argv[0] superviseArg0 and
+// superviseEnv set (to the grace period in milliseconds). Both are needed,
+// so a variable leaking into a user's environment changes nothing.
+const (
+	superviseEnv  = "MLXBUILD_PROC_SUPERVISE"
+	superviseArg0 = "mlxbuild-supervise"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prSetChildSubreaper = 36
+
+// init turns the process into a supervisor before anything else of
+// mlxbuild runs, the way a re-executed helper must: every binary that can
+// call Run (mlxbuild, a test binary) links this package, so it can be its
+// own supervisor without a second executable to install.
+func init() {
+	if len(os.Args) >= 2 && os.Args[0] == superviseArg0 {
+		if spec, ok := os.LookupEnv(superviseEnv); ok {
+			os.Exit(supervise(spec, os.Args[1:]))
+		}
+	}
+}
+
+// supervise runs argv and returns the exit status to leave with. When the
+// program ends by itself, its status is passed on and whatever it left
+// running in the background stays (a compiler cache's server). When
+// SIGTERM, SIGINT or SIGHUP arrives (Run stopping it, or mlxbuild's death
+// through PR_SET_PDEATHSIG), the program gets SIGTERM, and after the grace
+// period, or as soon as it exited, every process still in the tree gets
+// SIGKILL.
+func supervise(spec string, argv []string) int {
+	// Started from this thread, the program's own death signal fires when
+	// this thread ends; it never ends before the process does.
+	runtime.LockOSThread()
+	grace := Grace
+	if ms, err := strconv.Atoi(spec); err == nil && ms >= 0 {
+		grace = time.Duration(ms) * time.Millisecond
+	}
+	os.Unsetenv(superviseEnv)
+	syscall.CloseOnExec(3)
+	status := os.NewFile(3, "start-status")
+	fail := func(err error) int {
+		fmt.Fprint(status, err.Error())
+		status.Close()
+		return 127
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+		return fail(fmt.Errorf("supervising %s: prctl(PR_SET_CHILD_SUBREAPER): %v", argv[0], e))
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	status.Close()
+	waited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		return passOn(cmd.ProcessState)
+	case <-sigs:
+	}
+	// Ninja, on SIGTERM, stops the jobs it runs in their own process
+	// groups and exits; a compiler just exits.
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-waited:
+	case <-time.After(grace):
+	}
+	killTree(os.Getpid(), 5*time.Second)
+	select {
+	case <-waited:
+	case <-time.After(time.Second):
+	}
+	reapOrphans()
+	return 128 + int(syscall.SIGTERM)
+}
+
+// passOn leaves with the program's status: its exit code, or the signal
+// that killed it, raised again where that ends this process the same way.
+func passOn(ps *os.ProcessState) int {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ps.ExitCode()
+	}
+	sig := ws.Signal()
+	switch sig {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second)
+	}
+	return 128 + int(sig)
+}
+
+// reapOrphans collects the exit status of the killed processes that were
+// reparented here, so none stays a zombie until this process exits.
+func reapOrphans() {
+	for i := 0; i < 1000; i++ {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err != nil || pid <= 0 {
+			return
+		}
+	}
+}

@@ -38,6 +38,27 @@ func TestROCmEnvRejectsInjection(t *testing.T) {
 	}
 }
 
+// TestEmptyArchitectureListIsRefused: a list of separators only would reach
+// CMake as an empty list (HIP then builds for gfx803); it is a
+// configuration error naming the variable, even with GPUs to probe.
+func TestEmptyArchitectureListIsRefused(t *testing.T) {
+	for _, bad := range []string{";", " , ", ";;", ",;\t"} {
+		env := isolated(t, t.TempDir())
+		env[EnvKFD] = "testdata/kfd/raphael-7900xtx"
+		env[EnvROCm] = bad
+		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
+		var inv *InvalidEnvError
+		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.ExitStatus() != 2 || !strings.Contains(err.Error(), "lists no architecture") {
+			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvROCm, bad, err)
+		}
+		env[EnvCUDA] = bad
+		_, err = ResolveCUDA(context.Background(), Options{Env: testEnv(env)})
+		if !errors.As(err, &inv) || inv.Var != EnvCUDA || !strings.Contains(err.Error(), EnvCUDA) {
+			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvCUDA, bad, err)
+		}
+	}
+}
+
 func TestROCmKFDTwelveNodes(t *testing.T) {
 	// Node 0 is the CPU; eleven GPU nodes with duplicates, an unknown but
 	// well-formed target (gfx1170), and nodes 10 and 11 that a string sort

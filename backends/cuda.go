@@ -9,7 +9,9 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // CUDA is a located CUDA toolkit.
@@ -30,6 +32,9 @@ var defaultCUDARoot = "/usr/local/cuda"
 // CUDA_HOME when it holds no nvcc), else /usr/local/cuda, else the nvcc on PATH.
 func LocateCUDA(env func(string) string) (*CUDA, error) {
 	if h := env("CUDA_HOME"); h != "" {
+		if err := safepath.CheckControl(h); err != nil {
+			return nil, configs.Usagef("CUDA_HOME: %v", err)
+		}
 		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"))
 		if err != nil {
 			return nil, fmt.Errorf("CUDA_HOME=%s is not a usable CUDA toolkit: %v; set CUDA_HOME to the directory that holds bin/nvcc (e.g. /usr/local/cuda), or unset it", h, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ToolchainInfo is what the link plan needs of a located toolchain.
@@ -178,7 +179,31 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 			*l = []string{}
 		}
 	}
+	if err := p.checkControl(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkControl refuses a plan with a control character in any value:
+// cargo.txt and ldflags.txt are line-based, so a newline in a path (the
+// overlay's, the build directory's, the toolchain's) would add a `cargo:`
+// line of its own. Configuration loading refuses such paths first; this is
+// the last guard before the plan is rendered.
+func (p *LinkPlan) checkControl() error {
+	lists := map[string][]string{"static library": p.Static, "search directory": p.SearchDirs, "library": append(append(append([]string{}, p.Dynamic...), p.System...), p.Frameworks...),
+		"run path": p.RunPaths, "rerun-if-changed path": p.RerunPaths, "rerun-if-env-changed variable": p.RerunEnv}
+	for k, v := range p.Env {
+		lists["rustc-env "+k] = []string{k, v}
+	}
+	for what, list := range lists {
+		for _, v := range list {
+			if err := safepath.CheckControl(v); err != nil {
+				return fmt.Errorf("the %s link plan's %s %v", p.Backend, what, err)
+			}
+		}
+	}
+	return nil
 }
 
 func orUnknown(s string) string {

@@ -115,6 +115,25 @@ func TestLinkPlanLegacyRpath(t *testing.T) {
 	}
 }
 
+// TestLinkPlanRefusesControlCharacters: an overlay path with a newline
+// would add its own `cargo:` line to cargo.txt; the plan refuses it, and a
+// newline in the build directory too, naming what holds it.
+func TestLinkPlanRefusesControlCharacters(t *testing.T) {
+	s, _ := configs.Builtin("cpu")
+	evil := "/p/patches\ncargo:rustc-link-arg=-Wl,--wrap=main"
+	build := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "")
+	_, err := PlanLink(s, LinkInputs{GOOS: "linux", Backend: "cpu", BuildDir: build, RerunPaths: []string{evil}})
+	if err == nil || !strings.Contains(err.Error(), "rerun-if-changed path") || !strings.Contains(err.Error(), "newline") {
+		t.Errorf("a newline in the overlay path: %v", err)
+	}
+	spaced := filepath.Join(t.TempDir(), "b\rc")
+	testutil.WriteFile(t, filepath.Join(spaced, "libmlx.a"), "")
+	if _, err := PlanLink(s, LinkInputs{GOOS: "linux", Backend: "cpu", BuildDir: spaced}); err == nil || !strings.Contains(err.Error(), "carriage return") {
+		t.Errorf("a CR in the build directory: %v", err)
+	}
+}
+
 // TestLinkPlanCompileAndCargoMetadata: the compile section becomes absolute
 // directories and -D flags, cxxflags.txt's line and the links metadata a
 // dependent reads as DEP_MLX_*; the archives and link.json are

@@ -12,7 +12,9 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ROCm is a located ROCm (HIP) toolchain.
@@ -74,6 +76,9 @@ func LocateROCmCached(env func(string) string, cacheDir string) (*ROCm, error) {
 
 func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
 	if p := w.getenv(env, "ROCM_PATH"); p != "" {
+		if err := safepath.CheckControl(p); err != nil {
+			return nil, configs.Usagef("ROCM_PATH: %v", err)
+		}
 		r, err := inspectROCm(p, env, w)
 		if err != nil {
 			return nil, fmt.Errorf("ROCM_PATH=%s is not a usable ROCm root: %v; set ROCM_PATH to the directory that holds include/hip/hip_runtime.h and lib/libamdhip64.so (e.g. /opt/rocm), or unset it to search %s", p, err, strings.Join(defaultROCmRoots, " and "))
@@ -217,6 +222,9 @@ var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
 func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := r.seen.getenv(env, "HIP_CLANG_PATH"); p != "" {
+		if err := safepath.CheckControl(p); err != nil {
+			return configs.Usagef("HIP_CLANG_PATH: %v", err)
+		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}
 	cands = append(cands,

@@ -49,7 +49,7 @@ func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []stri
 	}
 	defines["CMAKE_HIP_COMPILER"] = r.HIPCompiler
 	defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = prefix
-	defines["CMAKE_HIP_FLAGS"] = "--rocm-path=" + r.Root + " --rocm-device-lib-path=" + r.DeviceLibDir
+	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.Root, "--rocm-device-lib-path="+r.DeviceLibDir)
 	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, nil
 }
 

@@ -41,13 +41,13 @@ func TestLayoutIsPerBackend(t *testing.T) {
 			t.Errorf("%s and %s are not separate per-backend paths", p[0], p[1])
 		}
 	}
-	if err := Prepare(rocm); err != nil {
+	if err := Prepare(rocm, ""); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "CACHEDIR.TAG")); err != nil || !strings.HasPrefix(string(b), "Signature: 8a477f597d28d172789f06886806bc55") {
 		t.Errorf("CACHEDIR.TAG: %q, %v", b, err)
 	}
-	if err := Prepare(For(root, "../x")); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+	if err := Prepare(For(root, "../x"), ""); err == nil || !strings.Contains(err.Error(), "not a plain name") {
 		t.Errorf("Prepare(../x): %v", err)
 	}
 }
@@ -197,11 +197,14 @@ func TestLockWaitsNamesTheHolderAndTakesOverFromTheDead(t *testing.T) {
 	unlock()
 }
 
+// all is every backend, as flow.Clean passes them.
+var all = []string{"cpu", "rocm", "cuda", "metal"}
+
 func TestCleanAndPurge(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "cache")
 	for _, b := range []string{"rocm", "cpu"} {
 		l := For(root, b)
-		if err := Prepare(l); err != nil {
+		if err := Prepare(l, ""); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range []string{l.Tree, l.Build, l.Out} {
@@ -232,18 +235,18 @@ func TestCleanAndPurge(t *testing.T) {
 		t.Error("pin change removed the stamp (it explains the rebuild)")
 	}
 	for _, bad := range []string{"../x", "/etc", ".", ".."} {
-		if err := Clean(root, bad); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+		if _, err := Clean(root, []string{bad}, false); err == nil || !strings.Contains(err.Error(), "not a plain name") {
 			t.Errorf("Clean(%q): %v", bad, err)
 		}
 	}
 	// A busy backend is reported, not cleaned.
 	pid, kill, dead := holdLock(t, For(root, "cpu").Lock)
-	if err := Clean(root, "cpu"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
+	if _, err := Clean(root, []string{"cpu"}, false); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
 		t.Errorf("Clean of a locked backend: %v", err)
 	}
 	kill()
 	<-dead
-	if err := Clean(root, "cpu"); err != nil {
+	if _, err := Clean(root, []string{"cpu"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if e, _ := os.ReadDir(For(root, "cpu").Dir); len(e) != 1 || e[0].Name() != "lock" {
@@ -252,7 +255,7 @@ func TestCleanAndPurge(t *testing.T) {
 	if _, err := os.Stat(For(root, "rocm").Stamp); err != nil {
 		t.Error("cleaning cpu touched rocm")
 	}
-	if err := Clean(root, ""); err != nil {
+	if _, err := Clean(root, all, true); err != nil {
 		t.Fatal(err)
 	}
 	e, _ := os.ReadDir(root)
@@ -266,13 +269,13 @@ func TestCleanAndPurge(t *testing.T) {
 	// A directory mlxbuild did not make is never emptied.
 	project := t.TempDir()
 	os.WriteFile(filepath.Join(project, "main.rs"), []byte("fn main(){}"), 0o644)
-	if err := Clean(project, ""); err == nil || !strings.Contains(err.Error(), "has no CACHEDIR.TAG") {
+	if _, err := Clean(project, all, true); err == nil || !strings.Contains(err.Error(), "has no CACHEDIR.TAG") {
 		t.Errorf("Clean of a project dir: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(project, "main.rs")); err != nil {
 		t.Error("Clean deleted a project file")
 	}
-	if err := Clean("/", ""); err == nil {
+	if _, err := Clean("/", all, true); err == nil {
 		t.Error("Clean(/) was not refused")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,61 +15,92 @@ import (
 // backend as busy instead of deleting a tree under a running build.
 const busyWait = 200 * time.Millisecond
 
-// Clean removes one backend's directory under root, or with backend "" every
-// entry of root (the shared pristine sources included). It takes each
-// backend's lock first, so a running build is reported, not broken. It
-// refuses a backend name that is not a plain name, and refuses to empty a
-// root that has no CACHEDIR.TAG (one that mlxbuild did not make), so a
-// mistyped cache path cannot delete a project.
-func Clean(root string, backend string) error {
+// rootEntries are the entries of the cache root that mlxbuild makes besides
+// the backends' directories: the pristine sources and git mirrors
+// (overlays.Pristine, forksync), fork sync's locks, overlay:apiDrift's
+// builds and the verified dependency store (internal/deps, deps:fetch).
+var rootEntries = []string{"src", "sync", "apidrift", "deps"}
+
+// backendEntries are the entries of a backend's directory that mlxbuild
+// makes besides the Layout's own paths: the compiler caches of
+// internal/compilecache.
+var backendEntries = []string{"ccache", "sccache"}
+
+// rootTempPatterns match the temporary files of the root's own atomic
+// writes (the tag).
+var rootTempPatterns = []string{".tmp-" + tagName + "-*"}
+
+// CleanResult says what Clean removed and what it left because it is not
+// mlxbuild's.
+type CleanResult struct {
+	Removed []string
+	Left    []string
+}
+
+// Clean removes what mlxbuild's layout names under root for each of
+// backends (tree, build, out, stamp, manifest, log, ...; the lock file
+// stays, see Lock), and with all set also the shared entries of the root
+// (the pristine sources). It never removes an entry it does not know: those
+// are listed in Left. It takes each backend's lock first, so a running build
+// is reported, not broken, and it refuses a root without mlxbuild's
+// CACHEDIR.TAG (one that mlxbuild did not make).
+func Clean(root string, backends []string, all bool) (*CleanResult, error) {
 	if root == "" {
-		return errors.New("cache: clean: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
+		return nil, errors.New("cache: clean: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: %w", root, err)
+		return nil, fmt.Errorf("cache: clean %s: %w", root, err)
 	}
-	if abs == filepath.Dir(abs) {
-		return fmt.Errorf("cache: clean: refusing to clean the file system root %s; set MLXBUILD_CACHE to mlxbuild's own directory", abs)
-	}
-	if backend != "" {
-		if err := checkBackend(backend); err != nil {
-			return err
-		}
-		return cleanBackend(For(abs, backend))
-	}
+	res := &CleanResult{}
 	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return res, nil
 	}
-	if _, err := os.Stat(filepath.Join(abs, tagName)); err != nil {
-		return fmt.Errorf("cache: clean: %s has no %s, so mlxbuild did not make it; refusing to empty it (check MLXBUILD_CACHE, or remove it by hand)", abs, tagName)
+	if !Tagged(abs) {
+		return nil, fmt.Errorf("cache: clean: %s has no %s of mlxbuild, so mlxbuild did not make it; refusing to clean it (check MLXBUILD_CACHE and cache: in mlxbuild.yaml)", abs, tagName)
+	}
+	for _, b := range backends {
+		if err := checkBackend(b); err != nil {
+			return nil, err
+		}
+		if err := cleanBackend(For(abs, b), res); err != nil {
+			return res, err
+		}
+	}
+	if !all {
+		return res, nil
+	}
+	known := map[string]bool{tagName: true}
+	for _, n := range append(append([]string{}, rootEntries...), backends...) {
+		known[n] = true
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return fmt.Errorf("cache: clean: reading %s: %w", abs, err)
+		return res, fmt.Errorf("cache: clean: reading %s: %w", abs, err)
 	}
 	for _, e := range entries {
-		if e.Name() == tagName {
-			continue
-		}
-		if e.IsDir() && checkBackend(e.Name()) == nil {
-			if _, err := os.Stat(filepath.Join(abs, e.Name(), "lock")); err == nil {
-				if err := cleanBackend(For(abs, e.Name())); err != nil {
-					return err
-				}
-				continue
+		p := filepath.Join(abs, e.Name())
+		switch {
+		case matchesAny(e.Name(), rootTempPatterns):
+			if err := removeInside(abs, p); err != nil {
+				return res, err
 			}
-		}
-		if err := removeInside(abs, filepath.Join(abs, e.Name())); err != nil {
-			return err
+		case !known[e.Name()]:
+			res.Left = append(res.Left, p)
+		case slices.Contains(rootEntries, e.Name()):
+			if err := removeInside(abs, p); err != nil {
+				return res, err
+			}
+			res.Removed = append(res.Removed, p)
 		}
 	}
-	return nil
+	return res, nil
 }
 
-// cleanBackend removes l.Dir while holding the backend's lock, leaving the
-// lock file itself (see Lock) and nothing else.
-func cleanBackend(l Layout) error {
+// cleanBackend removes what the layout names in l.Dir while holding the
+// backend's lock, leaving the lock file itself (see Lock) and every entry it
+// does not know.
+func cleanBackend(l Layout, res *CleanResult) error {
 	if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -80,16 +112,28 @@ func cleanBackend(l Layout) error {
 		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.Backend, holder, l.Lock)
 	}
 	defer unlock()
+	known := map[string]bool{}
+	for _, p := range l.paths() {
+		known[filepath.Base(p)] = true
+	}
+	for _, n := range backendEntries {
+		known[n] = true
+	}
 	entries, err := os.ReadDir(l.Dir)
 	if err != nil {
 		return fmt.Errorf("cache: clean %s: reading %s: %w", l.Backend, l.Dir, err)
 	}
 	for _, e := range entries {
-		if e.Name() == filepath.Base(l.Lock) {
-			continue
-		}
-		if err := removeInside(l.Root, filepath.Join(l.Dir, e.Name())); err != nil {
-			return err
+		p := filepath.Join(l.Dir, e.Name())
+		switch {
+		case e.Name() == filepath.Base(l.Lock):
+		case known[e.Name()] || matchesAny(e.Name(), l.tempPatterns()):
+			if err := removeInside(l.Root, p); err != nil {
+				return err
+			}
+			res.Removed = append(res.Removed, p)
+		default:
+			res.Left = append(res.Left, p)
 		}
 	}
 	return nil
@@ -107,6 +151,15 @@ func removeInside(root, path string) error {
 	return nil
 }
 
+func matchesAny(name string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // PurgeForPin removes what depended on the old pin when the pin changes: the
 // build directory, the tree and its manifest, and the outputs, so a partial
 // pin bump can never link the old MLX while reporting the new one. The stamp
@@ -116,7 +169,11 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 	if oldPin == "" || oldPin == newPin {
 		return nil
 	}
-	for _, p := range []string{l.Build, l.Tree, l.Manifest, l.Out} {
+	purge := []string{l.Build, l.Tree, l.Manifest, l.Out}
+	if gen, err := os.Readlink(l.Out); err == nil && matchesAny(gen, l.tempPatterns()) {
+		purge = append(purge, filepath.Join(l.Dir, gen)) // the generation out/ points at
+	}
+	for _, p := range purge {
 		if err := removeInside(l.Root, p); err != nil {
 			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.Backend, oldPin, newPin, err)
 		}

@@ -6,7 +6,6 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +31,10 @@ type Layout struct {
 	Manifest  string // the tree's manifest, written by overlays.Materialize
 	Lock      string // the per-backend lock file
 	Log       string // the last build's log
+	Owner     string // the project the directory belongs to (see claimOwner)
+	// HIPPrefix is the small prefix that makes Debian's HIP layout
+	// usable by CMake (backends.ROCm.CMakeSetup).
+	HIPPrefix string
 }
 
 // For returns the layout of backend under root. It only computes paths.
@@ -49,34 +52,33 @@ func For(root, backend string) Layout {
 		Manifest:  filepath.Join(dir, "tree.manifest"),
 		Lock:      filepath.Join(dir, "lock"),
 		Log:       filepath.Join(dir, "build.log"),
+		Owner:     filepath.Join(dir, "project"),
+
+		HIPPrefix: filepath.Join(dir, "hip-prefix"),
 	}
 }
 
-// tagName and tagBody mark a directory as a cache, both for mlxbuild (Clean
-// refuses to empty a root without it, so a mistyped cache path cannot wipe a
-// project) and for backup tools that honour the Cache Directory Tagging
-// convention.
-const (
-	tagName = "CACHEDIR.TAG"
-	tagBody = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache made by mlxbuild; `mage cache:clean` removes it.\n"
-)
-
-// Prepare creates the root (with its CACHEDIR.TAG) and the backend's
-// directory, so that Lock and the writers below can work.
-func Prepare(l Layout) error {
+// Prepare makes the root mlxbuild's cache (see EnsureRoot) and creates the
+// backend's directory, so that Lock and the writers below can work. project
+// is the directory of the project file the build is for: the backend's
+// directory records it, and a directory another project recorded is
+// refused (see claimOwner).
+func Prepare(l Layout, project string) error {
 	if err := checkBackend(l.Backend); err != nil {
+		return err
+	}
+	if err := EnsureRoot(l.Root); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
 		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", l.Dir, err)
 	}
-	tag := filepath.Join(l.Root, tagName)
-	if _, err := os.Stat(tag); errors.Is(err, os.ErrNotExist) {
-		if err := writeFileAtomic(tag, []byte(tagBody)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return claimOwner(l, project)
+}
+
+// paths are every path of the layout under Dir, the lock included.
+func (l Layout) paths() []string {
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Lock, l.Log, l.Log + ".configure", l.Owner, l.HIPPrefix}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

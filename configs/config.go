@@ -50,6 +50,9 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	default:
 		c.CacheRoot = Setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
 	}
+	if err := c.checkCacheRoot(env); err != nil {
+		return nil, err
+	}
 	if j := env("MLXBUILD_JOBS"); j != "" {
 		n, err := strconv.Atoi(j)
 		if err != nil || n < 1 {
@@ -110,4 +113,23 @@ func (c *Config) Overlay(name string) string {
 		return c.Project.Abs(pb.Overlay)
 	}
 	return ""
+}
+
+// Layers returns the backend's layers with their directories made absolute
+// (a layer without dir: takes the backend's overlay); nil when it declares
+// none, and the tree is pristine + Overlay.
+func (c *Config) Layers(name string) []Layer {
+	pb := c.Project.Backends[name]
+	if pb == nil || len(pb.Layers) == 0 {
+		return nil
+	}
+	out := make([]Layer, len(pb.Layers))
+	for i, l := range pb.Layers {
+		if l.Dir == "" {
+			l.Dir = pb.Overlay
+		}
+		l.Dir = c.Project.Abs(l.Dir)
+		out[i] = l
+	}
+	return out
 }

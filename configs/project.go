@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ProjectFileName is the project file found by walking up from the
@@ -65,6 +67,31 @@ type ProjectBackend struct {
 	Fork *Fork `yaml:"fork"`
 	// Verify holds verify:<backend>'s declarations (kernel scope, rules).
 	Verify Raw `yaml:"verify"`
+	// Layers lay several overlays, or parts of them, over the pristine
+	// source in order, a later layer winning over an earlier one: the
+	// reference's shared patches/ applied to several backends, its flat
+	// patches-cuda/*.cpp copied into mlx/, its listed Metal files. Without
+	// layers the tree is pristine + overlay.
+	Layers []Layer `yaml:"layers"`
+}
+
+// Layer is one overlay directory, or part of one, laid over the tree.
+type Layer struct {
+	Pos Pos `json:"-"`
+	// Dir is the directory the files come from; default the backend's
+	// overlay.
+	Dir string `yaml:"dir"`
+	// Files are patterns of the files to take, relative to Dir: `*` and
+	// `?` within one name, `**` for any number of directories; a pattern
+	// without them names one file. Default: every file (the records at
+	// Dir's root excepted).
+	Files []string `yaml:"files"`
+	// To is where the files land, relative to the tree's root; default the
+	// root ("mlx" puts patches-cuda/ops.cpp at mlx/ops.cpp).
+	To string `yaml:"to"`
+	// Optional skips a named file that does not exist, as the reference
+	// does for its Metal list, instead of refusing it.
+	Optional bool `yaml:"optional"`
 }
 
 // Fork is the repository an overlay is vendored from.
@@ -99,6 +126,7 @@ func (p *Project) pos(path string) Pos {
 }
 
 func (p *Project) validate(ps *problems) {
+	p.checkControl(ps)
 	s := p.Source
 	switch {
 	case s.Git != "" && s.Dir != "":
@@ -150,6 +178,9 @@ func (p *Project) validate(ps *problems) {
 				ps.add(p.pos(base+".spec"), "spec file %s does not exist", p.Abs(b.Spec))
 			}
 		}
+		for i, l := range b.Layers {
+			p.validateLayer(ps, fmt.Sprintf("%s.layers[%d]", base, i), b, l)
+		}
 		if f := b.Fork; f != nil {
 			checkRepo(ps, p.pos(base+".fork.git"), base+".fork.git", f.Git)
 			if f.Branch != "" {
@@ -171,6 +202,78 @@ func checkRepo(ps *problems, pos Pos, key, repo string) {
 	if err := gitrun.CheckRepo(repo); err != nil {
 		ps.add(pos, "%s: %q %v; give a URL (https://, ssh://, git://, file://) or a path", key, short(repo), err)
 	}
+}
+
+// validateLayer checks one layer: its directory exists, its patterns are
+// well formed relative paths, a file it names exists (unless optional),
+// and To stays inside the tree.
+func (p *Project) validateLayer(ps *problems, at string, b *ProjectBackend, l Layer) {
+	dir := l.Dir
+	if dir == "" {
+		dir = b.Overlay
+	}
+	if dir == "" {
+		ps.add(p.pos(at), "%s: this layer has no dir: and the backend has no overlay: to take it from; add dir: <directory>", at)
+		return
+	}
+	checkDir(ps, p.pos(at+".dir"), p.Abs(dir), at+".dir")
+	if l.To != "" && !cleanRel(l.To) {
+		ps.add(p.pos(at+".to"), "%s.to: %q must be a clean path inside the tree (no leading /, no .., no ./, no trailing /)", at, l.To)
+	}
+	for j, f := range l.Files {
+		fat := fmt.Sprintf("%s.files[%d]", at, j)
+		if !cleanRel(f) {
+			ps.add(p.pos(fat), "%s: %q must be a clean path relative to %s (no leading /, no .., no ./)", fat, f, dir)
+			continue
+		}
+		if !strings.ContainsAny(f, "*?[") {
+			if _, err := os.Stat(filepath.Join(p.Abs(dir), filepath.FromSlash(f))); err != nil && !l.Optional {
+				ps.add(p.pos(fat), "%s: %s is not in %s; fix the name, or set optional: true to take it only when it exists", fat, f, p.Abs(dir))
+			}
+			continue
+		}
+		if _, err := path.Match(strings.ReplaceAll(f, "**", "*"), ""); err != nil {
+			ps.add(p.pos(fat), "%s: %q is not a valid pattern (%v); use * and ? within a name, ** across directories", fat, f, err)
+		}
+	}
+}
+
+// checkControl refuses control characters in every path the project file
+// names: paths reach cargo.txt, ldflags.txt, link.json and CMake's cache,
+// where a newline would add lines of the path's choosing (a `cargo:` line
+// that links or runs something else).
+func (p *Project) checkControl(ps *problems) {
+	paths := map[string]string{"source.dir": p.Source.Dir, "source.git": p.Source.Git, "cache": p.Cache}
+	for name, b := range p.Backends {
+		if b == nil {
+			continue
+		}
+		base := "backends." + name
+		paths[base+".overlay"], paths[base+".spec"] = b.Overlay, b.Spec
+		for i, l := range b.Layers {
+			paths[fmt.Sprintf("%s.layers[%d].dir", base, i)] = l.Dir
+			paths[fmt.Sprintf("%s.layers[%d].to", base, i)] = l.To
+		}
+		if b.Fork != nil {
+			paths[base+".fork.git"] = b.Fork.Git
+			for i, d := range b.Fork.Dirs {
+				paths[fmt.Sprintf("%s.fork.dirs[%d]", base, i)] = d
+			}
+			for i, d := range b.Fork.Core {
+				paths[fmt.Sprintf("%s.fork.core[%d]", base, i)] = d
+			}
+		}
+	}
+	for key, path := range paths {
+		if err := safepath.CheckControl(path); err != nil {
+			ps.add(p.pos(key), "%s: %v", key, err)
+		}
+	}
+}
+
+// cleanRel reports whether s is a relative slash path with nothing to clean.
+func cleanRel(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "/") && path.Clean(s) == s && s != ".." && !strings.HasPrefix(s, "../") && !strings.Contains(s, "\\")
 }
 
 func checkDir(ps *problems, pos Pos, dir, key string) {
@@ -201,8 +304,12 @@ func Find(dir string, env func(string) string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Stat(abs); err != nil {
+		st, err := os.Stat(abs)
+		switch {
+		case err != nil:
 			return "", Usagef("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
+		case st.IsDir():
+			return "", Usagef("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, ProjectFileName))
 		}
 		return abs, nil
 	}

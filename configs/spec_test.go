@@ -69,9 +69,13 @@ func TestBuiltinSpecs(t *testing.T) {
 // TestMergeExtend checks each merge rule on a project override.
 func TestMergeExtend(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), `source: { dir: . }
+	// The source and the overlay are directories of their own: a cache
+	// inside either is refused (see TestCacheRootRefused).
+	os.MkdirAll(filepath.Join(dir, "mlx"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "ov"), 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), `source: { dir: mlx }
 backends:
-  rocm: { overlay: ., spec: rocm-extra.yaml, merge: extend }
+  rocm: { overlay: ov, spec: rocm-extra.yaml, merge: extend }
 `)
 	testutil.WriteFile(t, filepath.Join(dir, "rocm-extra.yaml"), `description: local ROCm
 constraints: { cmake: ">= 3.25" }
@@ -138,7 +142,8 @@ triggers: { env: [MY_ENV, ROCM_PATH] }
 // TestMergeReplace uses the project's spec alone.
 func TestMergeReplace(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\nbackends:\n  cpu: { spec: cpu.yaml, merge: replace }\n")
+	os.MkdirAll(filepath.Join(dir, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: mlx }\nbackends:\n  cpu: { spec: cpu.yaml, merge: replace }\n")
 	testutil.WriteFile(t, filepath.Join(dir, "cpu.yaml"), "backend: cpu\nplatforms: [linux]\nlink:\n  static: [{ name: mine }]\n")
 	c, err := LoadConfig(dir, func(string) string { return "" })
 	if err != nil {
@@ -161,7 +166,8 @@ func TestMergeReplace(t *testing.T) {
 // and jobs, and the walk up to the project file.
 func TestConfigLayers(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\n")
+	os.MkdirAll(filepath.Join(dir, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: mlx }\n")
 	sub := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -175,7 +181,7 @@ func TestConfigLayers(t *testing.T) {
 	if c.CacheRoot.Value != filepath.Join(dir, "target", "mlxbuild") || !strings.HasPrefix(c.CacheRoot.Origin, "built-in") {
 		t.Errorf("default cache %+v", c.CacheRoot)
 	}
-	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: . }\ncache: .cache/mlx\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source: { dir: mlx }\ncache: .cache/mlx\n")
 	c, _ = LoadConfig(sub, get)
 	if c.CacheRoot.Value != filepath.Join(dir, ".cache", "mlx") || !strings.HasPrefix(c.CacheRoot.Origin, "project ") {
 		t.Errorf("project cache %+v", c.CacheRoot)

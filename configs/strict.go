@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -41,6 +42,11 @@ type decoder struct {
 // value stands, so checks after decoding can point at it.
 func decodeFile(file string, data []byte, v any, probs *problems, partial bool) map[string]Pos {
 	d := &decoder{file: file, probs: probs, at: map[string]Pos{}, partial: partial}
+	if pos, b, bad := firstInvalidUTF8(data); bad {
+		// yaml.v3 reports these at line 1 whatever their place.
+		probs.add(Pos{File: file, Line: pos.Line, Col: pos.Col}, "byte 0x%02x is not UTF-8; save the file as UTF-8", b)
+		return d.at
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -67,6 +73,25 @@ func decodeFile(file string, data []byte, v any, probs *problems, partial bool) 
 	}
 	d.decode(root, reflect.ValueOf(v).Elem(), "")
 	return d.at
+}
+
+// firstInvalidUTF8 finds the first byte of data that is not UTF-8 and its
+// line and column (1-based; the column counts characters, as yaml.v3's do).
+func firstInvalidUTF8(data []byte) (Pos, byte, bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return Pos{Line: line, Col: col}, data[i], true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += n
+	}
+	return Pos{}, 0, false
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

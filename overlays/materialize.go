@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // Stats counts what Materialize did to the tree. Written counts files that
@@ -349,6 +351,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, fds dirFD
 		o = nil
 	}
 	if o != nil {
+		if err := safepath.CheckControl(name); err != nil {
+			// The name would reach the tree, the stamp and the build's
+			// outputs, where line-based formats cannot hold it.
+			return fmt.Errorf("overlays: overlay entry %s: %v", join(m.overlay, dirRel), err)
+		}
 		switch typ := o.Type(); {
 		case typ&fs.ModeSymlink != 0:
 			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, rel))

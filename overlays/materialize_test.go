@@ -295,6 +295,9 @@ func TestRefusedOverlayEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, nil, "mlx/pipe is not a regular file"},
+		{"newline in a name", func(t *testing.T, f *fixture) {
+			writeFiles(t, f.overlay, files{"mlx/a\ncargo:rustc-link-arg=x.h": "x"})
+		}, nil, `"a\ncargo:rustc-link-arg=x.h" holds a newline at byte 1`},
 		{"file over a pristine dir", func(t *testing.T, f *fixture) {
 			writeFiles(t, f.overlay, files{"tools": "x"})
 		}, nil, "would replace the pristine directory"},

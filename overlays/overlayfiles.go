@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // OverlayFiles hashes the overlay alone: every file's slash-separated path
@@ -37,6 +39,11 @@ func OverlayFiles(overlay string, records []string) (map[string]string, error) {
 		rel := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(path, root), "/"))
 		if rel == "" {
 			return nil
+		}
+		if err := safepath.CheckControl(d.Name()); err != nil {
+			// The name would reach the tree, the stamp and the build's
+			// outputs, where line-based formats cannot hold it.
+			return fmt.Errorf("overlays: overlay entry %s: %v", filepath.Join(root, filepath.Dir(rel)), err)
 		}
 		if skip[rel] || rel == ".git" || strings.HasPrefix(d.Name(), tmpPrefix) {
 			if d.IsDir() {

@@ -61,6 +61,9 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 		}
 		url = abs
 	}
+	if err := cache.EnsureRoot(cacheRoot); err != nil {
+		return "", err
+	}
 	srcDir := filepath.Join(cacheRoot, "src")
 	checkout := filepath.Join(srcDir, s.Pin)
 	if ok, err := atPin(ctx, checkout, s.Pin); ok {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // TestPristineConvergesWhileAKilledRunsGitStillWrites: a run killed during
@@ -16,6 +18,10 @@ import (
 func TestPristineConvergesWhileAKilledRunsGitStillWrites(t *testing.T) {
 	repo, first, _ := gitRepo(t)
 	root := t.TempDir()
+	// The killed run had made the root mlxbuild's cache before it cloned.
+	if err := cache.EnsureRoot(root); err != nil {
+		t.Fatal(err)
+	}
 	src := filepath.Join(root, "src")
 	mirror := MirrorDir(root, repo)
 	// What killed runs left: the fixed temporary names of earlier versions

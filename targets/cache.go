@@ -9,8 +9,8 @@ import (
 // Cache manages mlxbuild's cache directory.
 type Cache mg.Namespace
 
-// Clean removes one backend's trees, builds and outputs (-backend=rocm), or
-// the whole cache without it.
+// Clean removes what mlxbuild made in one backend's cache (-backend=rocm), or
+// in the whole cache without it; entries it did not make stay, and are named.
 func (Cache) Clean(backend *string) error {
 	b := ""
 	if backend != nil {

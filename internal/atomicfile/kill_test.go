@@ -20,6 +20,17 @@ import (
 const childEnv = "ATOMICFILE_TEST_CHILD_PATH"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(dirChildEnv); dir != "" {
+		stopAt := os.Getenv(dirChildStep)
+		_, err := replaceDir(dir, newSet, func(step string) {
+			if step == stopAt {
+				fmt.Println("halfway")
+				time.Sleep(time.Minute) // until killed
+			}
+		})
+		fmt.Fprintln(os.Stderr, "the child was not killed:", err)
+		os.Exit(1)
+	}
 	if path := os.Getenv(childEnv); path != "" {
 		err := Options{Perm: 0o644}.WriteFunc(path, func(w io.Writer) error {
 			if _, err := w.Write(bytes.Repeat([]byte("new"), 1000)); err != nil {

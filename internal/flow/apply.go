@@ -37,19 +37,24 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	return stats, nil
 }
 
-// Clean removes one backend's cache directory, or every backend's with "".
+// Clean removes what mlxbuild made in one backend's cache directory, or
+// with "" in every backend's and the shared sources, and says what it left
+// because it is not mlxbuild's.
 func Clean(o Options, backend string) error {
 	o = o.withDefaults()
 	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	if err != nil {
 		return err
 	}
+	backends := configs.Names
 	if backend != "" {
 		if _, err := configs.Builtin(backend); err != nil {
 			return err
 		}
+		backends = []string{backend}
 	}
-	if err := cache.Clean(cfg.CacheRoot.Value, backend); err != nil {
+	res, err := cache.Clean(cfg.CacheRoot.Value, backends, backend == "")
+	if err != nil {
 		return err
 	}
 	what := "every backend"
@@ -57,5 +62,9 @@ func Clean(o Options, backend string) error {
 		what = backend
 	}
 	fmt.Fprintf(o.Stdout, "cleaned %s under %s\n", what, cfg.CacheRoot.Value)
+	pr := o.printer()
+	for _, l := range res.Left {
+		pr.Warn("left %s: mlxbuild did not make it; remove it by hand if it is not needed", l)
+	}
 	return nil
 }

@@ -256,9 +256,7 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 		targets = p.Arch.Targets
 	}
 	rerun := []string{p.Config.Project.File}
-	if ov := p.Config.Overlay(p.Backend); ov != "" {
-		rerun = append(rerun, ov)
-	}
+	rerun = append(rerun, p.overlaySources()...)
 	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
 		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
 	}

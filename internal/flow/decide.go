@@ -61,11 +61,12 @@ func (p *Prepared) decide(warn func(format string, args ...any)) (*decision, err
 	return &decision{Decision: d, cur: cur, launcher: lc, ldefs: ldefs, lenv: lenv}, nil
 }
 
-// lockCache creates the backend's cache directory and takes its lock, so
-// concurrent builds and applies take turns; call the returned func to
-// release it.
+// lockCache creates the backend's cache directory (refusing one that
+// another project owns) and takes its lock, so concurrent builds and applies
+// take turns, then removes what killed runs left there; call the returned
+// func to release it.
 func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
-	if err := cache.Prepare(p.Layout); err != nil {
+	if err := cache.Prepare(p.Layout, p.Config.Project.Dir); err != nil {
 		return nil, err
 	}
 	pr := p.Opts.printer()
@@ -74,6 +75,10 @@ func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+	}
+	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+		unlock()
+		return nil, err
 	}
 	return unlock, nil
 }
@@ -85,6 +90,10 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, error) {
 	if err != nil {
 		return overlays.Stats{}, err
 	}
-	stats, _, err := overlays.Materialize(pristine, p.Config.Overlay(p.Backend), p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	overlay, err := p.treeOverlay()
+	if err != nil {
+		return overlays.Stats{}, err
+	}
+	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	return stats, err
 }

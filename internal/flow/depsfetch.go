@@ -65,6 +65,9 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 		}
 		mirror = abs
 	}
+	if err := cache.EnsureRoot(cfg.CacheRoot.Value); err != nil {
+		return err
+	}
 	store := deps.StoreAt(cfg.CacheRoot.Value)
 	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
 		return err

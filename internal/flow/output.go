@@ -2,7 +2,6 @@ package flow
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,30 +11,26 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
-// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json,
-// each through a temporary file and a rename, so a consumer never reads
-// half a plan.
+// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
+// into dir.
 func writeLinkPlan(dir string, p *backends.LinkPlan) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	files := map[string][]byte{
+	// One unit: the four files always come from the same plan, whatever
+	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
+	// them and their mtimes alone, so a build script that watches them does
+	// not rerun.
+	_, err := atomicfile.ReplaceDir(dir, map[string][]byte{
 		"cargo.txt":    []byte(p.Cargo()),
 		"ldflags.txt":  []byte(p.Ldflags()),
 		"cxxflags.txt": []byte(p.Cxxflags()),
 		"link.json":    p.JSON(),
-	}
-	for name, data := range files {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("writing the link plan into %s: %w; check free space and permissions", dir, err)
 	}
 	return nil
 }
 
-// writeAtomic replaces path with data unless it already holds exactly
-// that: a build script that watches cargo.txt must not rerun (and relink
-// the consumer) after a no-op build.
+// writeAtomic replaces path with data unless it already holds exactly that.
 func writeAtomic(path string, data []byte) error {
 	_, err := atomicfile.WriteIfChanged(path, data, 0o644)
 	return err

@@ -29,6 +29,9 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	fmt.Fprintf(w, "spec:      %s\n", p.Spec.Source)
 	fmt.Fprintf(w, "source:    %s\n", p.pinLabel())
 	fmt.Fprintf(w, "overlay:   %s\n", orNone(p.Config.Overlay(p.Backend)))
+	for i, l := range p.layers() {
+		fmt.Fprintf(w, "  layer %d: %s%s\n", i+1, l.Dir, layerDetail(l))
+	}
 	fmt.Fprintf(w, "cache:     %s (%s)\n", p.Layout.Dir, p.Config.CacheRoot.Origin)
 	if p.Toolchain != nil {
 		fmt.Fprintf(w, "toolchain: %s %s at %s (lib %s)\n", p.Toolchain.Name, verString(p.Toolchain), p.Toolchain.Root, p.Toolchain.Lib)

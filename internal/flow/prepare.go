@@ -100,7 +100,7 @@ func (p *Prepared) cmakeSetup() (map[string]string, error) {
 		defs[k] = v
 	}
 	if p.ROCm != nil {
-		extra, env, err := p.ROCm.CMakeSetup(p.Layout.Dir + "/hip-prefix")
+		extra, env, err := p.ROCm.CMakeSetup(p.Layout.HIPPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
 		}

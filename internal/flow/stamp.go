@@ -5,7 +5,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // stampInputs is every input of the build, by the names plan prints.
@@ -51,11 +50,11 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 	for _, c := range p.Deps {
 		s.Inputs["dep:"+c.Dep.Name] = c.Input()
 	}
-	if ov := p.Config.Overlay(p.Backend); ov != "" {
-		files, err := overlays.OverlayFiles(ov, p.Spec.Records)
-		if err != nil {
-			return nil, err
-		}
+	files, err := p.overlayHashes()
+	if err != nil {
+		return nil, err
+	}
+	if files != nil {
 		s.SetOverlay(files)
 	}
 	return s, nil

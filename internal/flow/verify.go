@@ -174,7 +174,6 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 	undeclared := func(name, what string) verify.Check {
 		return verify.Fixed{Check: name, Status: verify.Skip, Reason: fmt.Sprintf("no %s declared (backends.%s.verify.%s in %s)", what, p.Backend, name, p.Config.Project.File)}
 	}
-	overlay := p.Config.Overlay(p.Backend)
 	var pristine string
 	if built {
 		var err error
@@ -223,14 +222,22 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				d = &recordsDecl{}
 			}
 			err = source(name, d.At, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
-				return verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
+				c := verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
+				if pb != nil && pb.Fork != nil {
+					c.BackendDirs = pb.Fork.Dirs
+				}
+				return c
 			})
 		case "integrity":
 			if !built {
 				err = add(notBuilt(name), nil)
 				break
 			}
-			err = add(verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(overlay, p.Layout.Dir), Records: p.Spec.Records, Require: true}, nil)
+			treeOv, terr := p.treeOverlay()
+			if terr != nil {
+				return nil, terr
+			}
+			err = add(verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(treeOv, p.Layout.Dir), Records: p.Spec.Records, Require: true}, nil)
 		case "kernel_keys":
 			k := decl.KernelKeys
 			if k == nil {
@@ -295,12 +302,14 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			var foreign []string
 			for _, other := range configs.Names {
 				if other != p.Backend {
-					if ov := p.Config.Overlay(other); ov != "" {
-						foreign = append(foreign, ov)
-					}
+					foreign = append(foreign, overlaySources(p.Config, other)...)
 				}
 			}
-			err = add(verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Pristine: pristine, Require: true}, nil)
+			own, oerr := p.treeOverlay()
+			if oerr != nil {
+				return nil, oerr
+			}
+			err = add(verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Own: own, Pristine: pristine, Require: true}, nil)
 		case "rules":
 			if len(decl.Rules) == 0 {
 				err = add(undeclared(name, "source rules"), nil)

@@ -154,6 +154,22 @@ func TestWriteFile(t *testing.T) {
 	}
 }
 
+func TestSnapshotDiff(t *testing.T) {
+	dir := t.TempDir()
+	WriteFile(t, filepath.Join(dir, "a", "f"), "one")
+	WriteFile(t, filepath.Join(dir, "g"), "two")
+	before := Snapshot(t, dir)
+	if d := SnapshotDiff(before, Snapshot(t, dir)); d != "" {
+		t.Errorf("an untouched tree differs: %s", d)
+	}
+	WriteFile(t, filepath.Join(dir, "a", "f"), "One")
+	os.Remove(filepath.Join(dir, "g"))
+	WriteFile(t, filepath.Join(dir, "h"), "")
+	if d, want := SnapshotDiff(before, Snapshot(t, dir)), "+ h\n- g\n~ a/f"; d != want {
+		t.Errorf("diff %q, want %q", d, want)
+	}
+}
+
 func TestNeedFiles(t *testing.T) {
 	present := filepath.Join(t.TempDir(), "cc-1.0.73")
 	WriteFile(t, filepath.Join(present, "Cargo.toml"), "")

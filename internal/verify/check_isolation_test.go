@@ -84,3 +84,22 @@ func TestIsolationNoBuild(t *testing.T) {
 	c.Require = true
 	mustFind(t, c, "compile_commands.json", "cannot read")
 }
+
+// TestIsolationSharedFile: a file that this backend's own overlay also
+// provides (the reference's patches/ goes to every backend) is no leak when
+// the tree holds this overlay's copy; a different own copy still leaves the
+// foreign bytes a leak.
+func TestIsolationSharedFile(t *testing.T) {
+	tree, c := isolationFixture(t)
+	data, err := os.ReadFile("testdata/isolation/rocm-overlay/mlx/backend/gpu/copy.cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, tree, "mlx/backend/gpu/copy.cpp", string(data))
+	c.CompileCommands = configure(t, tree)
+	c.Own = t.TempDir()
+	writeFile(t, c.Own, "mlx/backend/gpu/copy.cpp", string(data))
+	mustPass(t, c)
+	writeFile(t, c.Own, "mlx/backend/gpu/copy.cpp", string(data)+"// this backend's own version\n")
+	mustFind(t, c, "", "compiles mlx/backend/gpu/copy.cpp")
+}

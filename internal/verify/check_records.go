@@ -11,10 +11,12 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// Records checks an overlay's records (check 2): UPSTREAM has every
-// required key, the commits as full 40-hex SHAs, retargeted_to_mlx_pin equal
-// to the project's pin; LOCAL_FIXES.md numbers its items 1..N each once, and
-// every overlay path an item names exists.
+// Records checks an overlay's records offline, as the reference's
+// `rocm_overlay.py records` does: UPSTREAM has every required key, the
+// commits as full 40-hex SHAs, retargeted_to_mlx_pin equal to the project's
+// pin; LOCAL_FIXES.md numbers its items 1..N each once (in any order); the
+// README's file counts match the overlay; CORE_RESIDUAL.diff was generated
+// for UPSTREAM's commits and the current core files, and notes every patch.
 type Records struct {
 	// Overlay is the overlay directory that holds UPSTREAM and LOCAL_FIXES.md.
 	Overlay string `yaml:"overlay" required:"true"`
@@ -26,6 +28,10 @@ type Records struct {
 	// Overlay; default UPSTREAM and LOCAL_FIXES.md at its root.
 	Upstream   string `yaml:"upstream"`
 	LocalFixes string `yaml:"local_fixes"`
+	// BackendDirs are the overlay's directories vendored whole from a fork
+	// (mlx/backend/rocm); the other files are core files. Default: each
+	// mlx/backend/<name> of the overlay that holds a CMakeLists.txt.
+	BackendDirs []string `yaml:"backend_dirs"`
 }
 
 // path returns the records file rel (or its default name) under Overlay.
@@ -95,21 +101,30 @@ func (c Records) localFixes() []Finding {
 	}
 	lf, probs := records.ParseLocalFixes(data)
 	fs := problems(file, append(probs, lf.Numbering()...))
+	// Paths an item names are not checked for existence: items name upstream
+	// files, the engine's tests and docs, and backend files relative to the
+	// backend directory, as the reference's records do. The other direction
+	// (every file that differs from the fork is named) is overlay:checkRecords.
+	reported := map[int]bool{} // lines the parser already has a problem on
+	for _, p := range probs {
+		reported[p.Line] = true
+	}
 	for _, it := range lf.Items {
-		for _, p := range it.Paths {
-			// A path is relative to the overlay root, or to the folder
-			// LOCAL_FIXES.md sits in when that is deeper.
-			rel := filepath.FromSlash(p.Path)
-			if filepath.IsAbs(p.Path) || (!exists(filepath.Join(c.Overlay, rel)) && !exists(filepath.Join(filepath.Dir(file), rel))) {
-				fs = append(fs, Finding{File: file, Line: p.Line,
-					Message: fmt.Sprintf("item %d names %s, which is not in the overlay %s", it.Number, p.Path, c.Overlay),
-					Fix:     "correct the path (relative to the overlay root, or to the folder of LOCAL_FIXES.md), or restore the file"})
-			}
+		if c.RequireStatus && it.Status == records.StatusUnknown && !reported[it.Line] {
+			fs = append(fs, Finding{File: file, Line: it.Line, Message: fmt.Sprintf("item %d says nowhere whether it applies to the fork or is retarget-only", it.Number),
+				Fix: "end it with \"Applies to the fork.\" or \"Retarget-only.\", put it under a section about the fork or the retarget, or add a `Status:` line"})
 		}
-		if c.RequireStatus && it.Status == records.StatusUnknown {
-			fs = append(fs, Finding{File: file, Line: it.Line, Message: fmt.Sprintf("item %d has no Status line", it.Number),
-				Fix: "add `Status: retarget-only`, `Status: to be proposed` or `Status: proposed <URL>`"})
-		}
+	}
+	l, err := records.ReadLayout(c.Overlay, c.BackendDirs, nil)
+	if err != nil {
+		return append(fs, Finding{File: c.Overlay, Message: err.Error(), Fix: "fix the overlay directory"})
+	}
+	var up records.Upstream
+	if data, err := os.ReadFile(c.path(c.Upstream, records.UpstreamName)); err == nil {
+		up, _ = records.ParseUpstream(data)
+	}
+	for _, p := range append(records.CheckReadme(l), records.CheckResidual(l, up, lf)...) {
+		fs = append(fs, Finding{File: p.File, Line: p.Line, Message: p.Message, Fix: p.Fix})
 	}
 	return fs
 }

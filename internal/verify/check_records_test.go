@@ -22,8 +22,7 @@ func TestRecordsDefects(t *testing.T) {
 		{"short merge base", "UPSTREAM", "fork_upstream_merge_base: 0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "fork_upstream_merge_base: 0a1b2c3d", "UPSTREAM:5", "fork_upstream_merge_base is"},
 		{"pin mismatch", "UPSTREAM", "retargeted_to_mlx_pin: " + testPin, "retargeted_to_mlx_pin: 1111111111111111111111111111111111111111", "UPSTREAM:6", "is not the project's pin " + testPin},
 		{"missing key", "UPSTREAM", "license: MIT\n", "", "UPSTREAM", "UPSTREAM has no license line"},
-		{"named path missing", "LOCAL_FIXES.md", "`mlx/backend/gpu/copy.cpp`", "`mlx/backend/gpu/copy_gpu.cpp`", "LOCAL_FIXES.md:8", "item 1 names mlx/backend/gpu/copy_gpu.cpp, which is not in the overlay"},
-		{"missing status", "LOCAL_FIXES.md", "   Status: retarget-only\n", "", "LOCAL_FIXES.md:7", "item 1 has no Status line"},
+		{"missing status", "LOCAL_FIXES.md", "   Status: retarget-only\n", "", "LOCAL_FIXES.md:7", "item 1 says nowhere whether it applies to the fork or is retarget-only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyTree(t, "testdata/records/clean")
@@ -47,9 +46,46 @@ func TestRecordsMissingFiles(t *testing.T) {
 	}
 }
 
+// TestRecordsReferenceShape runs the check on a stand-in with the shapes of
+// the reference's real records: items numbered out of order under section
+// headings, backend-relative paths, upstream and engine files that are not
+// in the overlay, no Status lines (prose and sections say it), README counts
+// and a CORE_RESIDUAL.diff. Clean, it passes with require_status; each
+// planted defect is the only finding.
+func TestRecordsReferenceShape(t *testing.T) {
+	const fix = "testdata/records/reference"
+	mustPass(t, Records{Overlay: fix, Pin: testPin, RequireStatus: true})
+	for _, tc := range []struct {
+		name, file, old, new, loc, msg string
+	}{
+		{"backend count", "README.md", "(5 files)", "(6 files)", "README.md:3", "says mlx/backend/rocm/** has 6 files; the overlay has 5"},
+		{"core count", "README.md", "3 MLX core files", "4 MLX core files", "README.md:4", "says 4 MLX core files; the overlay has 3"},
+		{"core file not listed", "README.md", "`mlx/io/safetensors.cpp`", "`mlx/io/other.cpp`", "README.md:4", "core file mlx/io/safetensors.cpp is not listed"},
+		{"stale residual pin", "CORE_RESIDUAL.diff", "# pin: 81ba1c6a", "# pin: 91ba1c6a", "CORE_RESIDUAL.diff:3", "was generated for pin 91ba1c6a"},
+		{"stale residual fork", "CORE_RESIDUAL.diff", "# fork: 3f2a9c1d", "# fork: 4f2a9c1d", "CORE_RESIDUAL.diff:4", "was generated for fork 4f2a9c1d"},
+		{"core file edited", "mlx/backend/common/compiled.cpp", "return 1;", "return 3;", "CORE_RESIDUAL.diff:7", "mlx/backend/common/compiled.cpp changed since the residual was generated"},
+		{"residual without note", "CORE_RESIDUAL.diff", "# note mlx/io/safetensors.cpp: item 1 (core file merges): the empty-tensor guard\n", "", "CORE_RESIDUAL.diff", "mlx/io/safetensors.cpp has a residual but no note"},
+		{"note left TODO", "CORE_RESIDUAL.diff", ": item 1 (core file merges): the empty-tensor guard", ": TODO: name the item", "CORE_RESIDUAL.diff:9", "has a residual but no note"},
+		{"note names no item", "CORE_RESIDUAL.diff", ": item 1 (core", ": item 9 (core", "CORE_RESIDUAL.diff:9", "points at item 9, which LOCAL_FIXES.md does not have"},
+		{"residual for a backend file", "CORE_RESIDUAL.diff", "b/mlx/io/safetensors.cpp", "b/mlx/backend/rocm/device.cpp", "CORE_RESIDUAL.diff:11", "residual for mlx/backend/rocm/device.cpp, which is not a core file"},
+		{"prose says nothing", "LOCAL_FIXES.md", "## Fixes to the fork's build", "## Other", "LOCAL_FIXES.md:20", "item 4 says nowhere whether"},
+		{"prose says both", "LOCAL_FIXES.md", "sets the flag first;", "sets the flag first (retarget-only, applies to the fork);", "LOCAL_FIXES.md:20", "item 4 says both"},
+		{"number used twice", "LOCAL_FIXES.md", "4. **Device init order.**", "5. **Device init order.**", "LOCAL_FIXES.md:20", "item 5 appears again (first at line 15)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyTree(t, fix)
+			plant(t, dir, tc.file, tc.old, tc.new)
+			r := mustFind(t, Records{Overlay: dir, Pin: testPin, RequireStatus: true}, tc.loc, tc.msg)
+			if n := len(r.Findings); n != 1 && tc.name != "residual for a backend file" && tc.name != "number used twice" {
+				t.Errorf("want only the planted defect, got:\n%s", findingsText(r))
+			}
+		})
+	}
+}
+
 func TestRecordsNestedLocalFixes(t *testing.T) {
-	// LOCAL_FIXES.md in a sub-folder: item paths may be relative to it or
-	// to the overlay root.
+	// LOCAL_FIXES.md in a sub-folder (local_fixes:) is the one read: its
+	// defects are reported at its own path and lines.
 	dir := copyTree(t, "testdata/records/clean")
 	data, err := os.ReadFile(filepath.Join(dir, "LOCAL_FIXES.md"))
 	if err != nil {
@@ -59,6 +95,6 @@ func TestRecordsNestedLocalFixes(t *testing.T) {
 	os.Remove(filepath.Join(dir, "LOCAL_FIXES.md"))
 	c := Records{Overlay: dir, Pin: testPin, LocalFixes: "mlx/backend/rocm/LOCAL_FIXES.md"}
 	mustPass(t, c)
-	plant(t, dir, "mlx/backend/rocm/LOCAL_FIXES.md", "`device/utils.hpp`", "`device/gone.hpp`")
-	mustFind(t, c, "mlx/backend/rocm/LOCAL_FIXES.md:15", "item 4 names device/gone.hpp")
+	plant(t, dir, "mlx/backend/rocm/LOCAL_FIXES.md", "4. **Local path.**", "6. **Local path.**")
+	mustFind(t, c, "mlx/backend/rocm/LOCAL_FIXES.md:15", "gap in numbering: no items 4 to 5")
 }

@@ -160,6 +160,9 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 	root := p.Config.CacheRoot.Value
 	dir := filepath.Join(root, "apidrift", p.Backend, short(pin))
 	out := &buildOutcome{dir: dir, log: filepath.Join(dir, "build.log"), missingSet: map[string]bool{}}
+	if err := cache.EnsureRoot(root); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("forksync: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", dir, err)
 	}

@@ -18,6 +18,13 @@
 //   - APIDrift builds the overlay on the candidate pin in a scratch tree and
 //     reports compile errors and undefined symbols.
 //   - Records lists LOCAL_FIXES.md's items with their status.
+//   - CheckRecords holds the overlay against the fork commit and the pin, as
+//     the reference's overlay tool does: every backend file that differs
+//     from the fork is named in LOCAL_FIXES.md, and each core file's
+//     residual beyond "pin + fork delta" is the one CORE_RESIDUAL.diff
+//     records.
+//   - Retarget moves the core files to a new MLX pin with three-way merges,
+//     staged like a sync.
 //
 // Git always runs with the GIT_* variables of the environment removed, no
 // prompts, and mlxbuild's own identity, so a hook's GIT_DIR or a user's

@@ -68,6 +68,9 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 			return nil, err
 		}
 	}
+	if err := cache.EnsureRoot(cacheRoot); err != nil {
+		return nil, err
+	}
 	r := &Repo{URL: url, Dir: overlays.MirrorDir(cacheRoot, url)}
 	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
 	if err != nil {

@@ -77,3 +77,17 @@ func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, SyncOp
 		Commit:    commit,
 	}, nil
 }
+
+// CheckOptionsFor builds the CheckOptions of a project's fork backend (see
+// ForkBackend).
+func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, CheckOptions, error) {
+	name, fork, err := ForkBackend(cfg, backend)
+	if err != nil {
+		return "", CheckOptions{}, err
+	}
+	ov := cfg.Overlay(name)
+	if ov == "" {
+		return "", CheckOptions{}, configs.Usagef("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+	}
+	return name, CheckOptions{CacheRoot: cfg.CacheRoot.Value, Overlay: ov, Fork: fork, Upstream: upstreamRepo(cfg.Project), Write: write}, nil
+}

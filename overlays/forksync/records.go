@@ -20,6 +20,9 @@ type RecordsReport struct {
 	Items    []records.Item
 	Problems []records.Problem
 	Upstream records.Upstream
+	// BackendDirs are the fork's directories (fork.dirs), against which an
+	// item's backend-relative paths resolve.
+	BackendDirs []string
 }
 
 // Records reads the LOCAL_FIXES.md and UPSTREAM of every backend's overlay
@@ -42,6 +45,9 @@ func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 	for _, n := range names {
 		ov := cfg.Overlay(n)
 		r := RecordsReport{Backend: n}
+		if pb := cfg.Project.Backends[n]; pb.Fork != nil {
+			r.BackendDirs = pb.Fork.Dirs
+		}
 		if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
 			r.Upstream, _ = records.ParseUpstream(data)
 		}
@@ -75,6 +81,9 @@ func (r RecordsReport) Render(w io.Writer) {
 		fmt.Fprint(w, ")")
 	}
 	fmt.Fprintln(w)
+	// Paths resolve against the overlay (as written, or under a backend
+	// directory); the rest are upstream or engine files the item mentions.
+	layout, _ := records.ReadLayout(filepath.Dir(r.File), r.BackendDirs, nil)
 	counts := map[records.Status]int{}
 	for _, it := range r.Items {
 		counts[it.Status]++
@@ -82,14 +91,29 @@ func (r RecordsReport) Render(w io.Writer) {
 		if it.Status == records.StatusProposed {
 			status += " " + it.Link
 		}
+		if it.StatusFrom == records.SourceProse || it.StatusFrom == records.SourceSection {
+			status += ", from its " + it.StatusFrom.String()
+		}
 		fmt.Fprintf(w, "  %d. %s [%s]\n", it.Number, it.Title, status)
+		outside := 0
 		for _, p := range it.Paths {
-			fmt.Fprintf(w, "       %s\n", p.Path)
+			if layout == nil {
+				fmt.Fprintf(w, "       %s\n", p.Path)
+				continue
+			}
+			if f := layout.Resolve(p.Path); f != "" {
+				fmt.Fprintf(w, "       %s\n", f)
+			} else {
+				outside++
+			}
+		}
+		if outside > 0 {
+			fmt.Fprintf(w, "       (and %d name%s outside the overlay: upstream or engine files)\n", outside, plural(outside))
 		}
 	}
-	fmt.Fprintf(w, "  %d item%s: %d retarget-only, %d to be proposed, %d proposed, %d without a status\n",
-		len(r.Items), plural(len(r.Items)), counts[records.StatusRetargetOnly], counts[records.StatusToBeProposed],
-		counts[records.StatusProposed], counts[records.StatusUnknown])
+	fmt.Fprintf(w, "  %d item%s: %d retarget-only, %d applies to the fork, %d to be proposed, %d proposed, %d without a status\n",
+		len(r.Items), plural(len(r.Items)), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
+		counts[records.StatusToBeProposed], counts[records.StatusProposed], counts[records.StatusUnknown])
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s:%d: %s; %s\n", r.File, p.Line, p.Message, p.Fix)
 	}

@@ -1,6 +1,7 @@
 package forksync
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +17,14 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n"+
 		"1. **Retarget.** `mlx/backend/gpu/available.cpp`\n   Status: retarget-only\n\n"+
 		"2. **Guard.** `mlx/backend/rocm/reduce.hip`\n   Status: to be proposed\n\n"+
-		"3. **Cache key.** `mlx/backend/rocm/device.hip`\n   Status: proposed https://github.com/o/r/pull/12\n\n"+
+		"3. **Cache key.** `device.hip` (backend-relative), as upstream's `mlx/backend/cuda/device.cu` does\n   Status: proposed https://github.com/o/r/pull/12\n\n"+
 		"5. **No status.** `mlx/x.h`\n")
+	for _, f := range []string{"mlx/backend/gpu/available.cpp", "mlx/backend/rocm/reduce.hip", "mlx/backend/rocm/device.hip", "mlx/backend/rocm/CMakeLists.txt"} {
+		testutil.WriteFile(t, filepath.Join(ov, f), "x\n")
+	}
 	testutil.WriteFile(t, filepath.Join(root, "cudaov", "README.md"), "x\n")
-	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: .\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
+	os.MkdirAll(filepath.Join(root, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: mlx\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n  cuda: {overlay: cudaov}\n")
 	cfg, err := configs.LoadConfig(root, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -43,9 +48,9 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 		"1. Retarget [retarget-only]",
 		"2. Guard [to be proposed]",
 		"3. Cache key [proposed https://github.com/o/r/pull/12]",
-		"mlx/backend/rocm/device.hip",
+		"       mlx/backend/rocm/device.hip\n       (and 1 name outside the overlay",
 		"5. No status [unknown]",
-		"4 items: 1 retarget-only, 1 to be proposed, 1 proposed, 1 without a status",
+		"4 items: 1 retarget-only, 0 applies to the fork, 1 to be proposed, 1 proposed, 1 without a status",
 		"gap in numbering: no item 4",
 	} {
 		if !strings.Contains(out, w) {

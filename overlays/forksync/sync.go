@@ -97,6 +97,9 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if o.CacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
+	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
+		return nil, err
+	}
 	// Two syncs of one overlay would stage into the same directory.
 	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
 	if err != nil {

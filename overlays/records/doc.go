@@ -26,6 +26,20 @@
 //     and is never proposed), `to be proposed` (a fix to send upstream), or
 //     `proposed <URL>` (sent, with the link to the pull request). One
 //     trailing period is allowed and dropped (`Status: to be proposed.`;
-//     the link of `proposed <URL>.` has no period). An item without a Status
-//     line has StatusUnknown; an unrecognised value is a problem.
+//     the link of `proposed <URL>.` has no period). An unrecognised value is
+//     a problem.
+//   - Without a Status line, as in the reference's own records, the item's
+//     prose says it ("Applies to the fork; to be proposed there.",
+//     "retarget-only"), or failing that its `##` section does ("Retarget
+//     onto the MLX pin", "Fixes to the fork's kernels"); see classify.
+//     Only an item that says nothing anywhere has StatusUnknown.
+//
+// Paths are relative to the MLX tree or to a backend directory
+// (`quantized/qmm.hip` for mlx/backend/rocm/quantized/qmm.hip), and items
+// also name upstream and engine files: Layout.Resolve tells overlay files
+// from the rest, Layout.Mentions whether the text names an overlay file.
+//
+// CORE_RESIDUAL.diff (ParseResidual) records what the core files carry
+// beyond "MLX pin + the fork's change"; CheckReadme and CheckResidual are
+// the offline checks of the README's counts and of that record.
 package records

@@ -13,11 +13,38 @@ type Status int
 
 // The statuses an item's `Status:` line can give.
 const (
-	StatusUnknown      Status = iota // no Status line
-	StatusRetargetOnly               // `Status: retarget-only`
-	StatusToBeProposed               // `Status: to be proposed`
-	StatusProposed                   // `Status: proposed <URL>`
+	StatusUnknown       Status = iota // no Status line
+	StatusRetargetOnly                // `Status: retarget-only`
+	StatusToBeProposed                // `Status: to be proposed`
+	StatusProposed                    // `Status: proposed <URL>`
+	StatusAppliesToFork               // prose "applies to the fork" without "to be proposed"
 )
+
+// StatusSource says what gave an item its status.
+type StatusSource int
+
+// Where a status comes from, strongest first: an explicit `Status:` line,
+// the item's own prose ("Applies to the fork; to be proposed there."), or
+// the section heading it sits under ("## Retarget onto the MLX pin").
+const (
+	SourceNone    StatusSource = iota // no status
+	SourceLine                        // a `Status:` line
+	SourceProse                       // a sentence of the item
+	SourceSection                     // the section heading
+)
+
+// String names the source for listings.
+func (s StatusSource) String() string {
+	switch s {
+	case SourceLine:
+		return "Status line"
+	case SourceProse:
+		return "prose"
+	case SourceSection:
+		return "section"
+	}
+	return "none"
+}
 
 // String gives the status as it is written in LOCAL_FIXES.md.
 func (s Status) String() string {
@@ -28,6 +55,8 @@ func (s Status) String() string {
 		return "to be proposed"
 	case StatusProposed:
 		return "proposed"
+	case StatusAppliesToFork:
+		return "applies to the fork"
 	}
 	return "unknown"
 }
@@ -46,8 +75,10 @@ type Item struct {
 	EndLine    int    // last line of the item's body
 	Paths      []PathRef
 	Status     Status
+	StatusFrom StatusSource
 	StatusLine int    // 0 when there is no Status line
 	Link       string // the pull request for StatusProposed
+	Section    string // the heading the item sits under, without its #s; "" before any
 }
 
 // LocalFixes is a parsed LOCAL_FIXES.md, its items in file order.
@@ -71,13 +102,21 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 	var lf LocalFixes
 	var probs []Problem
 	var cur *Item
+	var prose strings.Builder // the current item's text, for its prose status
+	section := ""
 	inFence := false
 	finish := func(end int) {
 		if cur != nil {
 			cur.EndLine = end
+			if cur.StatusFrom == SourceNone {
+				if p, ok := classify(cur, prose.String()); !ok {
+					probs = append(probs, p)
+				}
+			}
 			lf.Items = append(lf.Items, *cur)
 			cur = nil
 		}
+		prose.Reset()
 	}
 	lines := splitLines(data)
 	for i, line := range lines {
@@ -92,6 +131,12 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 		}
 		if headingRE.MatchString(line) {
 			finish(n - 1)
+			// The level-1 heading is the document's title ("Local fixes on
+			// top of the fork"), not a section that says what its items are.
+			section = ""
+			if strings.HasPrefix(line, "##") {
+				section = strings.TrimSpace(strings.TrimLeft(line, "#"))
+			}
 			continue
 		}
 		if m := itemRE.FindStringSubmatch(line); m != nil {
@@ -103,8 +148,9 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 					Fix:     "number the items 1, 2, 3, ..."})
 				num = 0
 			}
-			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), Line: n}
+			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), Line: n, Section: section}
 			addPaths(cur, line[len(m[0]):], n)
+			prose.WriteString(line[len(m[0]):])
 			continue
 		}
 		if looseItemRE.MatchString(line) {
@@ -123,6 +169,7 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 			continue
 		}
 		addPaths(cur, line, n)
+		prose.WriteString("\n" + line)
 	}
 	finish(len(lines))
 	return lf, probs
@@ -158,6 +205,7 @@ func setStatus(it *Item, value string, line int) (Problem, bool) {
 			Fix:     "use `retarget-only`, `to be proposed` or `proposed <URL>`"}, false
 	}
 	it.StatusLine = line
+	it.StatusFrom = SourceLine
 	return Problem{}, true
 }
 

@@ -55,14 +55,48 @@ func FuzzParseLocalFixes(f *testing.F) {
 			if (it.Status == StatusProposed) != (it.Link != "") {
 				t.Fatalf("item %+v: a link goes with status proposed and only with it", it)
 			}
-			if (it.Status == StatusUnknown) != (it.StatusLine == 0) {
-				t.Fatalf("item %+v: status and status line disagree", it)
+			if (it.StatusFrom == SourceLine) != (it.StatusLine != 0) {
+				t.Fatalf("item %+v: status source and status line disagree", it)
+			}
+			if (it.Status == StatusUnknown) != (it.StatusFrom == SourceNone) {
+				t.Fatalf("item %+v: a status without a source, or a source without a status", it)
 			}
 		}
 		for _, p := range append(probs, lf.Numbering()...) {
 			if p.Line < 0 || p.Line > nlines || p.Message == "" || p.Fix == "" {
 				t.Fatalf("problem %+v outside lines 0..%d or without message and fix", p, nlines)
 			}
+		}
+	})
+}
+
+func FuzzParseResidual(f *testing.F) {
+	f.Add([]byte(residualDoc))
+	f.Add([]byte("# pin: a\n# pin: b\nx\n--- a/p\n+++ b/p\n--- a/p\n+++ b/p\n# note q: r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, probs := ParseResidual(data)
+		nlines := len(splitLines(data))
+		for _, p := range probs {
+			if p.Line < 1 || p.Line > nlines || p.Message == "" || p.Fix == "" {
+				t.Fatalf("problem %+v: line outside 1..%d or no message and fix", p, nlines)
+			}
+		}
+		prev := 0
+		for _, p := range r.Patches {
+			if p.Line <= prev || p.Line > nlines || !strings.HasPrefix(p.Text, "--- ") {
+				t.Fatalf("patch %+v out of order, outside 1..%d or not starting at its header", p, nlines)
+			}
+			prev = p.Line
+		}
+		for k, h := range r.Hashes {
+			if !isHex64(h.Value) || h.Key != k || h.Line < 1 {
+				t.Fatalf("hash %q = %+v", k, h)
+			}
+		}
+		// What Render writes must read back with the same patches.
+		again, _ := ParseResidual(r.Render())
+		if len(again.Patches) != len(r.Patches) {
+			t.Fatalf("render and parse: %d patches, had %d", len(again.Patches), len(r.Patches))
 		}
 	})
 }

@@ -1,0 +1,73 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OwnerError says that a backend's cache directory belongs to another
+// project. Two projects sharing one MLXBUILD_CACHE would otherwise build
+// into the same tree and each link the other's archives.
+type OwnerError struct {
+	Dir, Owner, Project string
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("cache: %s belongs to the project in %s, not to %s: projects must not share a cache directory "+
+		"(they would link each other's builds); give this project its own MLXBUILD_CACHE (or cache: in its mlxbuild.yaml), "+
+		"or, if the project moved from there, run cache:clean -backend=%s first",
+		e.Dir, e.Owner, e.Project, filepath.Base(e.Dir))
+}
+
+// ExitStatus is 2: a shared cache root is a configuration mistake.
+func (e *OwnerError) ExitStatus() int { return 2 }
+
+// claimOwner records project (resolved, so a symlinked checkout is the same
+// project) as the owner of l.Dir, or refuses when another project already
+// is. Refusing, rather than a directory per project under the root, keeps
+// the layout's paths what the docs and the consumers' build scripts name; the
+// shared part of a cache (the pristine sources under src/, keyed by pin) is
+// not owned and stays shared. A directory from before owners were recorded
+// is claimed by the first project that builds in it. An empty project skips
+// the check (a caller that builds for no project file).
+func claimOwner(l Layout, project string) error {
+	if project == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	old, err := os.ReadFile(l.Owner)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && inside(abs, l.Dir):
+		// A cache inside the project can only be its own: after the
+		// project moved, the record names where it was.
+		if string(old) == abs+"\n" {
+			return nil
+		}
+		return writeFileAtomic(l.Owner, []byte(abs+"\n"))
+	case err != nil:
+		return fmt.Errorf("cache: reading %s: %w", l.Owner, err)
+	}
+	if owner := strings.TrimSuffix(string(old), "\n"); owner != abs {
+		return &OwnerError{Dir: l.Dir, Owner: owner, Project: abs}
+	}
+	return nil
+}
+
+// inside says whether path lies strictly inside dir; both are absolute. The
+// symlinks of path's existing part are resolved first.
+func inside(dir, path string) bool {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

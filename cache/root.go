@@ -1,0 +1,102 @@
+package cache
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// tagName and tagBody mark a directory as mlxbuild's cache, both for
+// mlxbuild (a root holding anything else is refused, and Clean empties only
+// a tagged root) and for backup tools that honour the Cache Directory
+// Tagging convention. tagMark is the part that tells mlxbuild's tag from
+// another tool's (Cargo tags its target/ directory too).
+const (
+	tagName = "CACHEDIR.TAG"
+	tagMark = "made by mlxbuild"
+	tagBody = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache " + tagMark + "; `mage cache:clean` removes it.\n"
+)
+
+// ForeignRootError says that a cache root already exists and is not
+// mlxbuild's: writing into it (or cleaning it later) could touch files that
+// belong to the user or to another tool.
+type ForeignRootError struct {
+	Root   string
+	Reason string
+}
+
+func (e *ForeignRootError) Error() string {
+	return fmt.Sprintf("%s %s", e.Root, e.Reason)
+}
+
+// ExitStatus is 2: the cache root is a configuration mistake.
+func (e *ForeignRootError) ExitStatus() int { return 2 }
+
+// CheckRoot reports whether root may be used as mlxbuild's cache: it does
+// not exist yet, is an empty directory, or holds mlxbuild's CACHEDIR.TAG.
+// It only reads.
+func CheckRoot(root string) error {
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cache: %s: %w", root, err)
+	case !st.IsDir():
+		return &ForeignRootError{Root: root, Reason: "is a file, not a directory"}
+	}
+	if Tagged(root) {
+		return nil
+	}
+	empty, err := isEmptyDir(root)
+	if err != nil {
+		return fmt.Errorf("cache: reading %s: %w", root, err)
+	}
+	if !empty {
+		return &ForeignRootError{Root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
+	}
+	return nil
+}
+
+// Tagged says whether root holds mlxbuild's own CACHEDIR.TAG.
+func Tagged(root string) bool {
+	b, err := os.ReadFile(filepath.Join(root, tagName))
+	return err == nil && bytes.Contains(b, []byte(tagMark))
+}
+
+// EnsureRoot makes root mlxbuild's cache before anything is written under
+// it: it creates a missing root and tags it, tags an empty one (nothing in
+// it can be lost), keeps a tagged one, and refuses any other directory.
+// Every writer under the root calls it first, so the tag is only ever
+// written into a directory mlxbuild made.
+func EnsureRoot(root string) error {
+	if root == "" {
+		return errors.New("cache: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
+	}
+	if err := CheckRoot(root); err != nil {
+		return err
+	}
+	if Tagged(root) {
+		return nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
+	}
+	return writeFileAtomic(filepath.Join(root, tagName), []byte(tagBody))
+}
+
+func isEmptyDir(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return false, err
+}

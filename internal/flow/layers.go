@@ -1,0 +1,87 @@
+package flow
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/overlays"
+)
+
+// layers converts the backend's declared layers; nil when it declares none.
+func (p *Prepared) layers() []overlays.Layer {
+	var out []overlays.Layer
+	for _, l := range p.Config.Layers(p.Backend) {
+		out = append(out, overlays.Layer{Dir: l.Dir, Files: l.Files, To: l.To, Optional: l.Optional})
+	}
+	return out
+}
+
+// composedOverlay is where a backend's layers are composed into one overlay.
+func (p *Prepared) composedOverlay() string { return filepath.Join(p.Layout.Dir, "overlay") }
+
+// treeOverlay is the overlay Materialize lays over the pristine source: the
+// backend's overlay, or the composition of its layers (composed now). The
+// caller holds the backend's lock.
+func (p *Prepared) treeOverlay() (string, error) {
+	layers := p.layers()
+	if layers == nil {
+		return p.Config.Overlay(p.Backend), nil
+	}
+	if _, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay()); err != nil {
+		return "", err
+	}
+	return p.composedOverlay(), nil
+}
+
+// overlayHashes hashes what the overlay puts in the tree, for the stamp,
+// writing nothing; nil when the backend has no overlay.
+func (p *Prepared) overlayHashes() (map[string]string, error) {
+	if layers := p.layers(); layers != nil {
+		return overlays.LayerHashes(layers, p.Spec.Records)
+	}
+	if ov := p.Config.Overlay(p.Backend); ov != "" {
+		return overlays.OverlayFiles(ov, p.Spec.Records)
+	}
+	return nil, nil
+}
+
+// overlaySources are the directories the backend's tree takes files from,
+// for Cargo's rerun-if-changed and the other backends' isolation check.
+func (p *Prepared) overlaySources() []string { return overlaySources(p.Config, p.Backend) }
+
+func overlaySources(cfg *configs.Config, backend string) []string {
+	if layers := cfg.Layers(backend); layers != nil {
+		var dirs []string
+		seen := map[string]bool{}
+		for _, l := range layers {
+			if !seen[l.Dir] {
+				seen[l.Dir] = true
+				dirs = append(dirs, l.Dir)
+			}
+		}
+		return dirs
+	}
+	if ov := cfg.Overlay(backend); ov != "" {
+		return []string{ov}
+	}
+	return nil
+}
+
+// layerDetail says, for plan, what a layer takes and where it puts it.
+func layerDetail(l overlays.Layer) string {
+	var parts []string
+	if len(l.Files) > 0 {
+		parts = append(parts, strings.Join(l.Files, " "))
+	}
+	if l.To != "" {
+		parts = append(parts, "-> "+l.To+"/")
+	}
+	if l.Optional {
+		parts = append(parts, "(optional)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, " ")
+}

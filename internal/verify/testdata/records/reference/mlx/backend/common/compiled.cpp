@@ -1,0 +1,2 @@
+// compiled
+int compiled() { return 1; }

@@ -1,0 +1,2 @@
+// device
+int device() { return 0; }

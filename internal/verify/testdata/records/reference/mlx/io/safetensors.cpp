@@ -1,0 +1,2 @@
+// safetensors
+int load() { return 2; }

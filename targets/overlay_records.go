@@ -1,0 +1,61 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+)
+
+// CheckRecords holds the overlay of the backend with a fork: entry
+// (-backend=NAME picks one) against its records, the fork commit and the
+// pin UPSTREAM names, as the reference's overlay tool does: every backend
+// file that differs from the fork is named in LOCAL_FIXES.md, every core
+// file's residual beyond "pin + fork delta" is in CORE_RESIDUAL.diff with a
+// note, README counts match. -write=true rewrites CORE_RESIDUAL.diff
+// (notes kept). Exit 1 when something disagrees.
+func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	name, co, err := forksync.CheckOptionsFor(cfg, flagValue(backend), write != nil && *write)
+	if err != nil {
+		return exit(err)
+	}
+	rep, err := forksync.CheckRecords(ctx, co)
+	if err != nil {
+		return exit(err)
+	}
+	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, co.Overlay)
+	rep.Render(o.Stdout)
+	if n := len(rep.Findings); n > 0 {
+		return exit(fmt.Errorf("the %s overlay's records disagree with it in %d place(s); fix each as it says", name, n))
+	}
+	return nil
+}
+
+// Retarget moves the core files of an overlay (-backend=NAME, else the one
+// with a fork:, else the only one) from the pin UPSTREAM records to newPin
+// with a three-way merge per file, and updates UPSTREAM. On a conflict the
+// overlay is untouched; the merges, markers included, are in a staging copy
+// beside it (exit 1).
+func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) error {
+	o, cfg, err := overlayConfig()
+	if err != nil {
+		return exit(err)
+	}
+	name, ro, err := forksync.RetargetOptionsFor(cfg, flagValue(backend), newPin)
+	if err != nil {
+		return exit(err)
+	}
+	res, err := forksync.Retarget(ctx, ro)
+	var ce *forksync.RetargetConflictError
+	if err != nil && !errors.As(err, &ce) {
+		return exit(err)
+	}
+	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, ro.Overlay)
+	res.Render(o.Stdout)
+	return exit(err)
+}

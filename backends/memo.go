@@ -70,8 +70,12 @@ func (m memo) store(key string, w *witness, result any) {
 	if err != nil {
 		return
 	}
-	// Only inside an existing cache root: plan and doctor must not create
-	// one (the first build does, with its CACHEDIR.TAG).
+	// Only inside a cache root mlxbuild made (it holds CACHEDIR.TAG): plan
+	// and doctor must not create one, and a directory with files but no
+	// tag is refused as a cache root (the first build writes the tag).
+	if _, err := os.Stat(filepath.Join(filepath.Dir(m.dir), "CACHEDIR.TAG")); err != nil {
+		return
+	}
 	if err := os.Mkdir(m.dir, 0o755); err != nil && !os.IsExist(err) {
 		return
 	}

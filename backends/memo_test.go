@@ -68,7 +68,7 @@ func fakeDebianROCm(t *testing.T, count string) (root, script, clangDir string) 
 func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
 	root, script, clangDir := fakeDebianROCm(t, count)
-	cacheDir := filepath.Join(t.TempDir(), "discovery")
+	cacheDir := cacheRoot(t)
 	vars := map[string]string{"ROCM_PATH": root}
 	env := envMap(vars)
 
@@ -143,7 +143,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 func TestLocateROCmCachedKeepsNoErrors(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
 	root, _, _ := fakeDebianROCm(t, count)
-	cacheDir := filepath.Join(t.TempDir(), "discovery")
+	cacheDir := cacheRoot(t)
 	lib := filepath.Join(root, "include", "hip", "hip_runtime.h")
 	if err := os.Rename(lib, lib+".away"); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestToolCachedRunsNoToolUntilPathOrToolChanges(t *testing.T) {
 	early, late := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
 	t.Setenv("PATH", early+string(os.PathListSeparator)+late)
-	cacheDir := filepath.Join(t.TempDir(), "discovery")
+	cacheDir := cacheRoot(t)
 
 	find := func(wantRuns int, wantPath, wantVersion string) {
 		t.Helper()
@@ -209,5 +209,26 @@ func TestMemoCreatesNoCacheRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(missingRoot); !os.IsNotExist(err) {
 		t.Fatalf("the memo created %s: %v", missingRoot, err)
+	}
+}
+
+// cacheRoot is a cache root as mlxbuild makes it (with its CACHEDIR.TAG) and
+// returns its discovery directory.
+func cacheRoot(t *testing.T) string {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55\n", 0o644)
+	return filepath.Join(root, "discovery")
+}
+
+// A directory that is not mlxbuild's cache (no CACHEDIR.TAG) gets no entry.
+func TestMemoWritesOnlyIntoATaggedCacheRoot(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, _, _ := fakeDebianROCm(t, count)
+	plain := t.TempDir()
+	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), filepath.Join(plain, "discovery")); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(plain); len(entries) != 0 {
+		t.Fatalf("the memo wrote into an untagged directory: %v", entries)
 	}
 }

@@ -343,3 +343,48 @@ func TestCUDANoNvidiaSMI(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Without the kernel's KFD topology rocminfo is not run (ROCr could list no
+// GPU), and the directory is read on every resolve, never cached: once it
+// appears, rocminfo runs and its GPU is used.
+func TestROCmNoKernelKFDSkipsRocminfoUntilItAppears(t *testing.T) {
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	abs, err := filepath.Abs(filepath.Join("testdata", "rocminfo", "strix-halo-gfx1151.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeTool(t, bin, "rocminfo", "echo > '"+marker+"'\n/bin/cat '"+abs+"'")
+	env := isolated(t, bin)
+	delete(env, EnvKFD) // the kernel's own path, as on a user's machine
+	old := kernelKFD
+	kernelKFD = filepath.Join(t.TempDir(), "kfd", "topology", "nodes")
+	t.Cleanup(func() { kernelKFD = old })
+
+	o := Options{Env: testEnv(env), Default: []string{"gfx1030"}}
+	r, err := ResolveROCm(context.Background(), o)
+	if err != nil || Join(r.Targets) != "gfx1030" {
+		t.Fatalf("got %v, %v; want the default", r.Targets, err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("rocminfo ran although %s does not exist", kernelKFD)
+	}
+	if !strings.Contains(strings.Join(r.Tried, "\n"), "rocminfo: not run: "+kernelKFD+" does not exist") {
+		t.Errorf("tried %q does not say why rocminfo was skipped", r.Tried)
+	}
+
+	// The driver loads: a topology with only a CPU node, so rocminfo decides.
+	if err := os.MkdirAll(filepath.Join(kernelKFD, "0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kernelKFD, "0", "properties"), []byte("gfx_target_version 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = ResolveROCm(context.Background(), o)
+	if err != nil || Join(r.Targets) != "gfx1151" {
+		t.Fatalf("got %v, %v; want rocminfo's gfx1151", r.Targets, err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("rocminfo did not run once the topology exists: %v", err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,6 +37,8 @@ type ROCm struct {
 	// by itself; CMakeSetup bridges it.
 	Multiarch bool
 
+	seen *witness // what discovery looked at, while it runs
+
 	archMu    sync.Mutex
 	archCache map[string]error
 }
@@ -52,11 +53,33 @@ const probeTimeout = 60 * time.Second
 // ROCM_PATH when it is not a ROCm root), else /opt/rocm, else /usr (Debian's
 // packages). env reads the environment (os.Getenv, or a test's map).
 func LocateROCm(env func(string) string) (*ROCm, error) {
-	if p := env("ROCM_PATH"); p != "" {
+	return locateROCm(env, nil)
+}
+
+// LocateROCmCached is LocateROCm with its answer cached in cacheDir (see
+// memo): a build that changes nothing runs no ROCm program. Errors are not
+// cached, so a fix is seen at once.
+func LocateROCmCached(env func(string) string, cacheDir string) (*ROCm, error) {
+	m := memo{dir: cacheDir}
+	var r ROCm
+	if m.load("rocm", env, &r) {
+		return &r, nil
+	}
+	w := newWitness()
+	found, err := locateROCm(env, w)
+	if err != nil {
+		return nil, err
+	}
+	m.store("rocm", w, found)
+	return found, nil
+}
+
+func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
+	if p := w.getenv(env, "ROCM_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
 			return nil, configs.Usagef("ROCM_PATH: %v", err)
 		}
-		r, err := inspectROCm(p, env)
+		r, err := inspectROCm(p, env, w)
 		if err != nil {
 			return nil, fmt.Errorf("ROCM_PATH=%s is not a usable ROCm root: %v; set ROCM_PATH to the directory that holds include/hip/hip_runtime.h and lib/libamdhip64.so (e.g. /opt/rocm), or unset it to search %s", p, err, strings.Join(defaultROCmRoots, " and "))
 		}
@@ -65,7 +88,7 @@ func LocateROCm(env func(string) string) (*ROCm, error) {
 	}
 	var why []string
 	for _, root := range defaultROCmRoots {
-		r, err := inspectROCm(root, env)
+		r, err := inspectROCm(root, env, w)
 		if err == nil {
 			r.From = root
 			return r, nil
@@ -77,17 +100,18 @@ func LocateROCm(env func(string) string) (*ROCm, error) {
 
 // inspectROCm reads one candidate root. Every missing piece is an error that
 // names the path it looked for.
-func inspectROCm(root string, env func(string) string) (*ROCm, error) {
+func inspectROCm(root string, env func(string) string, w *witness) (*ROCm, error) {
 	root = filepath.Clean(root)
-	if !isDir(root) {
+	if !w.isDir(root) {
 		return nil, errors.New("no such directory")
 	}
-	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include")}
-	if !isFile(filepath.Join(r.IncludeDir, "hip", "hip_runtime.h")) {
+	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include"), seen: w}
+	defer func() { r.seen = nil }()
+	if !w.isFile(filepath.Join(r.IncludeDir, "hip", "hip_runtime.h")) {
 		return nil, fmt.Errorf("no %s", filepath.Join(r.IncludeDir, "hip", "hip_runtime.h"))
 	}
 	for _, d := range []string{filepath.Join(root, "lib"), filepath.Join(root, "lib64"), filepath.Join(root, "lib", multiarch())} {
-		if hasLib(d, "amdhip64") {
+		if w.hasLib(d, "amdhip64") {
 			r.LibDir = d
 			break
 		}
@@ -96,7 +120,7 @@ func inspectROCm(root string, env func(string) string) (*ROCm, error) {
 		return nil, fmt.Errorf("no libamdhip64.so in %s/lib, lib64 or lib/%s (Debian: apt-get install libamdhip64-dev)", root, multiarch())
 	}
 	r.Multiarch = r.LibDir == filepath.Join(root, "lib", multiarch()) &&
-		!isDir(filepath.Join(root, "lib", "cmake", "hip-lang"))
+		!w.isDir(filepath.Join(root, "lib", "cmake", "hip-lang"))
 
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
@@ -127,9 +151,10 @@ func inspectROCm(root string, env func(string) string) (*ROCm, error) {
 // the tool is missing or fails.
 func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) string {
 	p := filepath.Join(r.BinDir, name)
-	if !isExecutable(p) {
+	if !r.seen.isExecutable(p) {
 		return ""
 	}
+	r.seen.ran(p)
 	res, err := proc.Run(ctx, proc.Cmd{Path: p, Args: args})
 	if err != nil {
 		return ""
@@ -158,7 +183,7 @@ func parseHIPVersionH(b []byte) (*version.Version, bool) {
 // include/hip/hip_version.h, else hipconfig --version, else hipcc --version
 // (Debian's packages).
 func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
-	if b, err := os.ReadFile(filepath.Join(r.Root, ".info", "version")); err == nil {
+	if b, err := r.seen.readFile(filepath.Join(r.Root, ".info", "version")); err == nil {
 		v, perr := parseVersion(string(b))
 		if perr != nil {
 			return fmt.Errorf("%s: %v", filepath.Join(r.Root, ".info", "version"), perr)
@@ -166,7 +191,7 @@ func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
 		r.Version, r.VersionFrom = v, ".info/version"
 		return nil
 	}
-	if b, err := os.ReadFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
+	if b, err := r.seen.readFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
 		if v, ok := parseHIPVersionH(b); ok {
 			r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
 			return nil
@@ -196,7 +221,7 @@ var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
 // LLVM when there is one, else the clang hipcc uses (Debian: clang++-15).
 func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
-	if p := env("HIP_CLANG_PATH"); p != "" {
+	if p := r.seen.getenv(env, "HIP_CLANG_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
 			return configs.Usagef("HIP_CLANG_PATH: %v", err)
 		}
@@ -205,13 +230,16 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	cands = append(cands,
 		filepath.Join(r.Root, "llvm", "bin", "clang++"),
 		filepath.Join(r.Root, "lib", "llvm", "bin", "clang++"))
+	// hipvars.pm picks hipconfig's answer by whether these exist.
+	r.seen.file(filepath.Join(r.Root, "llvm", "bin"))
+	r.seen.file(filepath.Join(r.Root, "lib", "llvm", "bin"))
 	dirs := []string{r.BinDir}
 	if out := strings.TrimSpace(r.toolOutput(ctx, "hipconfig", "--hipclangpath")); out != "" && !strings.Contains(out, "\n") {
 		dirs = append([]string{out}, dirs...)
 	}
 	// The bundled LLVM needs no version: take it without asking hipcc.
 	for _, c := range cands {
-		if isExecutable(c) {
+		if r.seen.isExecutable(c) {
 			r.HIPCompiler = c
 			return nil
 		}
@@ -219,7 +247,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	// One versioned clang++ in the directory hipconfig names is the one
 	// hipcc uses; with several, hipcc says which.
 	for _, d := range dirs {
-		if m, _ := filepath.Glob(filepath.Join(d, "clang++-[0-9]*")); len(m) == 1 && isExecutable(m[0]) {
+		if m := r.seen.glob(filepath.Join(d, "clang++-[0-9]*")); len(m) == 1 && r.seen.isExecutable(m[0]) {
 			r.HIPCompiler = m[0]
 			return nil
 		}
@@ -236,7 +264,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 		cands = append(cands, filepath.Join(d, "clang++"))
 	}
 	for _, c := range cands {
-		if isExecutable(c) {
+		if r.seen.isExecutable(c) {
 			r.HIPCompiler = c
 			return nil
 		}
@@ -252,11 +280,10 @@ func (r *ROCm) findDeviceLibs() error {
 		filepath.Join(r.Root, "lib", "amdgcn", "bitcode"),
 	}
 	for _, pattern := range []string{"llvm/lib/clang/*/lib/amdgcn/bitcode", "lib/llvm/lib/clang/*/lib/amdgcn/bitcode"} {
-		m, _ := filepath.Glob(filepath.Join(r.Root, pattern))
-		cands = append(cands, m...)
+		cands = append(cands, r.seen.glob(filepath.Join(r.Root, pattern))...)
 	}
 	for _, c := range cands {
-		if isDir(c) {
+		if r.seen.isDir(c) {
 			r.DeviceLibDir = c
 			return nil
 		}

@@ -24,7 +24,37 @@ var aptPackage = map[string]string{
 // Tool finds name (cmake, ninja, git, ccache, ...) on PATH and reads its
 // version from `name --version`. The error says which package installs it.
 func Tool(name string) (string, *version.Version, error) {
-	path := lookPath(name, os.Getenv("PATH"))
+	return tool(name, nil)
+}
+
+// toolFound is a cached Tool answer.
+type toolFound struct {
+	Path    string           `json:"path"`
+	Version *version.Version `json:"version"`
+}
+
+// ToolCached is Tool with its answer cached in cacheDir (see memo), keyed
+// by PATH, every PATH directory searched before the hit and the executable
+// (both ends of a symlink): a build that changes nothing runs no
+// `--version`. Errors are not cached.
+func ToolCached(name, cacheDir string) (string, *version.Version, error) {
+	m := memo{dir: cacheDir}
+	key := "tool-" + name
+	var f toolFound
+	if m.load(key, os.Getenv, &f) && f.Version != nil {
+		return f.Path, f.Version, nil
+	}
+	w := newWitness()
+	path, v, err := tool(name, w)
+	if err != nil {
+		return path, v, err
+	}
+	m.store(key, w, toolFound{Path: path, Version: v})
+	return path, v, nil
+}
+
+func tool(name string, w *witness) (string, *version.Version, error) {
+	path := w.lookPath(name, w.getenv(os.Getenv, "PATH"))
 	if path == "" {
 		pkg := aptPackage[name]
 		if pkg == "" {
@@ -34,6 +64,7 @@ func Tool(name string) (string, *version.Version, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
+	w.file(path)
 	res, err := proc.Run(ctx, proc.Cmd{Path: path, Args: []string{"--version"}})
 	if err != nil {
 		return path, nil, fmt.Errorf("%s --version failed: %v; reinstall %s", path, err, name)

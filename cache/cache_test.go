@@ -279,3 +279,31 @@ func TestCleanAndPurge(t *testing.T) {
 		t.Error("Clean(/) was not refused")
 	}
 }
+
+// A no-op build writes the same stamp: the file is left alone (same inode,
+// so no create, sync and rename), while a changed stamp replaces it.
+func TestWriteStampLeavesAnIdenticalStamp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stamp.json")
+	s := &Stamp{Inputs: map[string]string{"pin": "abc"}}
+	if err := WriteStamp(path, s); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStamp(path, &Stamp{Inputs: map[string]string{"pin": "abc"}}); err != nil {
+		t.Fatal(err)
+	}
+	same, err := os.Stat(path)
+	if err != nil || !os.SameFile(before, same) {
+		t.Fatalf("an identical stamp was rewritten (%v)", err)
+	}
+	if err := WriteStamp(path, &Stamp{Inputs: map[string]string{"pin": "def"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadStamp(path)
+	if err != nil || got.Inputs["pin"] != "def" {
+		t.Fatalf("a changed stamp was not written: %+v, %v", got, err)
+	}
+}

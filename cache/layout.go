@@ -18,17 +18,20 @@ import (
 // cpu build never share a tree or a build directory because each backend has
 // its own Dir.
 type Layout struct {
-	Root     string // the cache root (shared by every backend)
-	Backend  string // cpu, rocm, cuda or metal
-	Dir      string // Root/Backend
-	Tree     string // pristine + overlay, the only source CMake sees
-	Build    string // the CMake build directory
-	Out      string // the link plan and other outputs
-	Stamp    string // inputs of the last successful build (JSON)
-	Manifest string // the tree's manifest, written by overlays.Materialize
-	Lock     string // the per-backend lock file
-	Log      string // the last build's log
-	Owner    string // the project the directory belongs to (see claimOwner)
+	Root string // the cache root (shared by every backend)
+	// Discovery holds cached toolchain and tool discovery (backends.memo),
+	// shared by every backend.
+	Discovery string
+	Backend   string // cpu, rocm, cuda or metal
+	Dir       string // Root/Backend
+	Tree      string // pristine + overlay, the only source CMake sees
+	Build     string // the CMake build directory
+	Out       string // the link plan and other outputs
+	Stamp     string // inputs of the last successful build (JSON)
+	Manifest  string // the tree's manifest, written by overlays.Materialize
+	Lock      string // the per-backend lock file
+	Log       string // the last build's log
+	Owner     string // the project the directory belongs to (see claimOwner)
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
 	// usable by CMake (backends.ROCm.CMakeSetup).
 	HIPPrefix string
@@ -38,17 +41,18 @@ type Layout struct {
 func For(root, backend string) Layout {
 	dir := filepath.Join(root, backend)
 	return Layout{
-		Root:     root,
-		Backend:  backend,
-		Dir:      dir,
-		Tree:     filepath.Join(dir, "tree"),
-		Build:    filepath.Join(dir, "build"),
-		Out:      filepath.Join(dir, "out"),
-		Stamp:    filepath.Join(dir, "stamp.json"),
-		Manifest: filepath.Join(dir, "tree.manifest"),
-		Lock:     filepath.Join(dir, "lock"),
-		Log:      filepath.Join(dir, "build.log"),
-		Owner:    filepath.Join(dir, "project"),
+		Root:      root,
+		Discovery: filepath.Join(root, "discovery"),
+		Backend:   backend,
+		Dir:       dir,
+		Tree:      filepath.Join(dir, "tree"),
+		Build:     filepath.Join(dir, "build"),
+		Out:       filepath.Join(dir, "out"),
+		Stamp:     filepath.Join(dir, "stamp.json"),
+		Manifest:  filepath.Join(dir, "tree.manifest"),
+		Lock:      filepath.Join(dir, "lock"),
+		Log:       filepath.Join(dir, "build.log"),
+		Owner:     filepath.Join(dir, "project"),
 
 		HIPPrefix: filepath.Join(dir, "hip-prefix"),
 	}

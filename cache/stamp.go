@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,7 +68,13 @@ func WriteStamp(path string, s *Stamp) error {
 	if err != nil {
 		return fmt.Errorf("cache: encoding stamp %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	data = append(data, '\n')
+	// A no-op build has the same inputs as the last one: leave the file
+	// alone rather than create, sync and rename an identical one.
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return writeFileAtomic(path, data)
 }
 
 // Change is one input that differs between two stamps. Old is empty for an

@@ -119,7 +119,7 @@ func (p *Prepared) locateToolchain() error {
 	}
 	switch t.Name {
 	case "rocm":
-		r, err := backends.LocateROCm(p.Opts.Env)
+		r, err := backends.LocateROCmCached(p.Opts.Env, p.Layout.Discovery)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (p *Prepared) checkConstraints() error {
 			}
 			v = p.Toolchain.Version
 		default:
-			_, tv, err := backends.Tool(tool)
+			_, tv, err := backends.ToolCached(tool, p.Layout.Discovery)
 			if err != nil {
 				missing = append(missing, fmt.Sprintf("%s: %v", tool, err))
 				continue

@@ -1,0 +1,234 @@
+package backends
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// countingScript is a /bin/sh stand-in that appends a byte to count on every
+// run and prints out: how many times discovery really ran it.
+func countingScript(count, out string) string {
+	return "#!/bin/sh\nprintf x >> '" + count + "'\necho '" + out + "'\n"
+}
+
+func runs(t *testing.T, count string) int {
+	t.Helper()
+	b, err := os.ReadFile(count)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+// replaceFile writes content to a new file and renames it over path, the way
+// package managers install (a new inode).
+func replaceFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	writeFile(t, path+".new", content, mode)
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeDebianROCm is a ROCm root in Debian's shape: the version in
+// hip_version.h, no bundled LLVM, and a hipconfig (a symlink to a script
+// elsewhere, as on some installs) that names the directory of clang++-15.
+func fakeDebianROCm(t *testing.T, count string) (root, script, clangDir string) {
+	dir := t.TempDir()
+	root = filepath.Join(dir, "rocm")
+	writeFile(t, filepath.Join(root, "include", "hip", "hip_runtime.h"), "", 0o644)
+	writeFile(t, filepath.Join(root, "include", "hip", "hip_version.h"),
+		"#define HIP_VERSION_MAJOR 5\n#define HIP_VERSION_MINOR 2\n#define HIP_VERSION_PATCH 21153\n", 0o644)
+	writeFile(t, filepath.Join(root, "lib", "libamdhip64.so.5"), "", 0o644)
+	writeFile(t, filepath.Join(root, "amdgcn", "bitcode", "ocml.bc"), "", 0o644)
+	clangDir = filepath.Join(dir, "llvm-15", "bin")
+	writeFile(t, filepath.Join(clangDir, "clang++-15"), "", 0o755)
+	script = filepath.Join(dir, "hip", "hipconfig")
+	writeFile(t, script, countingScript(count, clangDir), 0o755)
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(script, filepath.Join(root, "bin", "hipconfig")); err != nil {
+		t.Fatal(err)
+	}
+	return root, script, clangDir
+}
+
+// A cached ROCm discovery runs no program while nothing it read changed, and
+// runs again when any file it was derived from, or a variable it read,
+// changes: the tool (at either end of its symlink), the wrapper's script
+// beside it, the directory the tool's output named, an in-place edit that
+// restores size and mtime.
+func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, script, clangDir := fakeDebianROCm(t, count)
+	cacheDir := cacheRoot(t)
+	vars := map[string]string{"ROCM_PATH": root}
+	env := envMap(vars)
+
+	locate := func(wantRuns int, wantCompiler string) *ROCm {
+		t.Helper()
+		r, err := LocateROCmCached(env, cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns {
+			t.Fatalf("hipconfig ran %d times, want %d", got, wantRuns)
+		}
+		if r.HIPCompiler != wantCompiler || r.Version.String() != "5.2.21153" || r.Root != root || r.From != "ROCM_PATH" {
+			t.Fatalf("got %+v", r)
+		}
+		return r
+	}
+	first := locate(1, filepath.Join(clangDir, "clang++-15"))
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); err != nil {
+		t.Fatalf("no cache entry written: %v", err)
+	}
+	again := locate(1, first.HIPCompiler)
+	if again.DeviceLibDir != first.DeviceLibDir || again.LibDir != first.LibDir || again.VersionFrom != first.VersionFrom {
+		t.Errorf("cached %+v differs from discovered %+v", again, first)
+	}
+
+	// The symlink's far end replaced: hipconfig now names another clang.
+	clang16 := filepath.Join(filepath.Dir(clangDir), "..", "llvm-16", "bin")
+	writeFile(t, filepath.Join(clang16, "clang++-16"), "", 0o755)
+	replaceFile(t, script, countingScript(count, filepath.Clean(clang16)), 0o755)
+	locate(2, filepath.Join(filepath.Clean(clang16), "clang++-16"))
+	locate(2, filepath.Join(filepath.Clean(clang16), "clang++-16"))
+
+	// The Perl script the wrapper execs appears beside it.
+	writeFile(t, script+".pl", "# new\n", 0o755)
+	locate(3, filepath.Join(filepath.Clean(clang16), "clang++-16"))
+
+	// An entry added to the directory hipconfig named.
+	writeFile(t, filepath.Join(clang16, "clang-format-16"), "", 0o755)
+	locate(4, filepath.Join(filepath.Clean(clang16), "clang++-16"))
+
+	// An in-place edit of hip_version.h that keeps size and mtime.
+	hv := filepath.Join(root, "include", "hip", "hip_version.h")
+	st, err := os.Stat(hv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(hv)
+	time.Sleep(10 * time.Millisecond) // a later ctime, even on coarse clocks
+	if err := os.WriteFile(hv, []byte(strings.Replace(string(data), "PATCH 21153", "PATCH 21154", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(hv, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LocateROCmCached(env, cacheDir)
+	if err != nil || r.Version.String() != "5.2.21154" {
+		t.Fatalf("after an edit that kept size and mtime: %v, %v; want the new version 5.2.21154", r, err)
+	}
+
+	// A variable discovery reads.
+	clang17 := filepath.Join(t.TempDir(), "clang17")
+	writeFile(t, filepath.Join(clang17, "clang++"), "", 0o755)
+	vars["HIP_CLANG_PATH"] = clang17
+	r, err = LocateROCmCached(env, cacheDir)
+	if err != nil || r.HIPCompiler != filepath.Join(clang17, "clang++") {
+		t.Fatalf("after setting HIP_CLANG_PATH: %v, %v", r, err)
+	}
+}
+
+// Errors are not cached, and a missing root means the next run looks again.
+func TestLocateROCmCachedKeepsNoErrors(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, _, _ := fakeDebianROCm(t, count)
+	cacheDir := cacheRoot(t)
+	lib := filepath.Join(root, "include", "hip", "hip_runtime.h")
+	if err := os.Rename(lib, lib+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), cacheDir); err == nil || !strings.Contains(err.Error(), "ROCM_PATH") {
+		t.Fatalf("want an error naming ROCM_PATH, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); !os.IsNotExist(err) {
+		t.Fatalf("an error was cached: %v", err)
+	}
+	if err := os.Rename(lib+".away", lib); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), cacheDir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A cached tool version runs no `--version` until the executable changes or
+// a same-named tool appears earlier on PATH.
+func TestToolCachedRunsNoToolUntilPathOrToolChanges(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	early, late := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
+	t.Setenv("PATH", early+string(os.PathListSeparator)+late)
+	cacheDir := cacheRoot(t)
+
+	find := func(wantRuns int, wantPath, wantVersion string) {
+		t.Helper()
+		p, v, err := ToolCached("cmake", cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns {
+			t.Fatalf("cmake --version ran %d times, want %d", got, wantRuns)
+		}
+		if p != wantPath || v.String() != wantVersion {
+			t.Fatalf("got %s %s, want %s %s", p, v, wantPath, wantVersion)
+		}
+	}
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	replaceFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
+	find(2, filepath.Join(late, "cmake"), "3.28.3")
+	writeFile(t, filepath.Join(early, "cmake"), countingScript(count, "cmake version 3.30.0"), 0o755)
+	find(3, filepath.Join(early, "cmake"), "3.30.0")
+	find(3, filepath.Join(early, "cmake"), "3.30.0")
+}
+
+// Without an existing cache root the memo writes nothing (plan and doctor
+// must not create one) and discovery still answers.
+func TestMemoCreatesNoCacheRoot(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, _, _ := fakeDebianROCm(t, count)
+	missingRoot := filepath.Join(t.TempDir(), "no-cache-yet")
+	for i := 1; i <= 2; i++ {
+		if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), filepath.Join(missingRoot, "discovery")); err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != i {
+			t.Fatalf("run %d: hipconfig ran %d times", i, got)
+		}
+	}
+	if _, err := os.Stat(missingRoot); !os.IsNotExist(err) {
+		t.Fatalf("the memo created %s: %v", missingRoot, err)
+	}
+}
+
+// cacheRoot is a cache root as mlxbuild makes it (with its CACHEDIR.TAG) and
+// returns its discovery directory.
+func cacheRoot(t *testing.T) string {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55\n", 0o644)
+	return filepath.Join(root, "discovery")
+}
+
+// A directory that is not mlxbuild's cache (no CACHEDIR.TAG) gets no entry.
+func TestMemoWritesOnlyIntoATaggedCacheRoot(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, _, _ := fakeDebianROCm(t, count)
+	plain := t.TempDir()
+	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), filepath.Join(plain, "discovery")); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(plain); len(entries) != 0 {
+		t.Fatalf("the memo wrote into an untagged directory: %v", entries)
+	}
+}

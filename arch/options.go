@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Environment variables this package reads.
@@ -135,6 +137,6 @@ func (o Options) findTool(name, dir string) (string, bool) {
 	return "", false
 }
 
-// ExitStatus is 2: a variable that does not parse is bad configuration, so
-// every target that resolves architectures exits as arch:rocm does.
-func (e *InvalidEnvError) ExitStatus() int { return 2 }
+// Kind is configuration: a variable that does not parse is the user's to
+// fix.
+func (e *InvalidEnvError) Kind() fail.Kind { return fail.Config }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Backends whose target names Validate knows.
@@ -93,5 +95,5 @@ func Split(s string) []string {
 	})
 }
 
-// ExitStatus is 2: a malformed target name is bad configuration.
-func (e *InvalidError) ExitStatus() int { return 2 }
+// Kind is configuration: a malformed target name is the user's to fix.
+func (e *InvalidError) Kind() fail.Kind { return fail.Config }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // ProjectFileName is the project file found by walking up from the
@@ -172,7 +174,7 @@ func Find(dir string, env func(string) string) (string, error) {
 			return "", err
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return "", Usagef("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
+			return "", fail.Configf("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
 		}
 		return abs, nil
 	}
@@ -189,7 +191,7 @@ func Find(dir string, env func(string) string) (string, error) {
 			break
 		}
 	}
-	return "", Usagef("no %s found in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ProjectFileName, start)
+	return "", fail.Configf("no %s found in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ProjectFileName, start)
 }
 
 // LoadProject reads and parses a project file.

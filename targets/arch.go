@@ -46,7 +46,7 @@ func (Arch) Check(ctx context.Context, file string) error {
 		}
 	}
 	if err != nil {
-		return archError(err)
+		return exit(err)
 	}
 	for _, l := range rep.Lines {
 		fmt.Println(l)
@@ -62,7 +62,7 @@ func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err 
 		printWarnings(stderr, r.Warnings)
 	}
 	if err != nil {
-		return archError(err)
+		return exit(err)
 	}
 	fmt.Fprintf(stderr, "arch: %s targets from %s\n", backend, r.Source)
 	if backend == arch.ROCm {
@@ -82,15 +82,4 @@ func printWarnings(w io.Writer, warnings []string) {
 	for _, m := range warnings {
 		fmt.Fprintf(w, "arch: warning: %s\n", m)
 	}
-}
-
-// archError maps arch's errors to exit codes: a bad variable or name is a
-// configuration error (2); nothing found or a mismatch is a failure (1).
-func archError(err error) error {
-	var env *arch.InvalidEnvError
-	var inv *arch.InvalidError
-	if errors.As(err, &env) || errors.As(err, &inv) {
-		return configError(err)
-	}
-	return failed(err)
 }

@@ -18,8 +18,5 @@ type Bench mg.Namespace
 // comparison as JSON. Bad input or a refused comparison exits 2.
 func (Bench) Compare(before, after string) error {
 	err := benchcsv.Run(os.Stdout, before, after, os.Getenv(benchcsv.ReportEnv))
-	if benchcsv.IsUsage(err) {
-		return configError(err)
-	}
-	return failed(err)
+	return exit(err)
 }

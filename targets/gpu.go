@@ -23,8 +23,5 @@ func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error
 		quiet = time.Duration(*seconds) * time.Second
 	}
 	err := gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr)
-	if gpuidle.IsConfig(err) {
-		return configError(err)
-	}
-	return failed(err)
+	return exit(err)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
@@ -81,7 +82,7 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 		}
 		if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
 			if len(names) != 1 {
-				return exit(configs.Usagef("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
+				return exit(fail.Configf("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
 			}
 			name = names[0]
 		}
@@ -134,7 +135,7 @@ func overlayConfig() (flow.Options, *configs.Config, error) {
 func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 	if name != "" {
 		if cfg.Overlay(name) == "" {
-			return nil, configs.Usagef("backends.%s in %s has no overlay:", name, cfg.Project.File)
+			return nil, fail.Configf("backends.%s in %s has no overlay:", name, cfg.Project.File)
 		}
 		return []string{name}, nil
 	}
@@ -145,7 +146,7 @@ func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, configs.Usagef("no backend in %s has an overlay:", cfg.Project.File)
+		return nil, fail.Configf("no backend in %s has an overlay:", cfg.Project.File)
 	}
 	return out, nil
 }

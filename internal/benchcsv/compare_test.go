@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 func load(t *testing.T, name string) *File {
@@ -116,7 +118,7 @@ func TestCompareRefused(t *testing.T) {
 			var out bytes.Buffer
 			err := Run(&out, "testdata/before.csv", "testdata/"+tt.after, "json:"+report)
 			var ref *RefusedError
-			if !errors.As(err, &ref) || !IsUsage(err) {
+			if !errors.As(err, &ref) || !isConfig(err) {
 				t.Fatalf("want a refused comparison (usage error), got %v", err)
 			}
 			msg := err.Error()
@@ -233,7 +235,7 @@ func TestReportEnv(t *testing.T) {
 	}
 	for _, v := range []string{"json:", "yaml:x", "r.json", "JSON"} {
 		_, err := ReportPath(v)
-		if !IsUsage(err) || !strings.Contains(err.Error(), ReportEnv+"=json:<path>") {
+		if !isConfig(err) || !strings.Contains(err.Error(), ReportEnv+"=json:<path>") {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
@@ -247,11 +249,11 @@ func TestReportEnv(t *testing.T) {
 
 func TestRunIOErrors(t *testing.T) {
 	err := Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/no-such.csv", "")
-	if err == nil || IsUsage(err) || !strings.Contains(err.Error(), "no-such.csv") {
+	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "no-such.csv") {
 		t.Fatalf("missing file: %v", err)
 	}
 	err = Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/after.csv", "json:"+filepath.Join(t.TempDir(), "no", "dir", "r.json"))
-	if err == nil || IsUsage(err) || !strings.Contains(err.Error(), "writing the comparison report") {
+	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "writing comparison report ") || !strings.Contains(err.Error(), "check that its directory exists") {
 		t.Fatalf("unwritable report: %v", err)
 	}
 }
@@ -296,3 +298,6 @@ func TestWriteJSONAtomic(t *testing.T) {
 		t.Fatalf("a reader saw a partial report: %q", s)
 	}
 }
+
+// isConfig reports whether err is the user's to fix (exit status 2).
+func isConfig(err error) bool { return err != nil && fail.KindOf(err) == fail.Config }

@@ -1,9 +1,10 @@
 package benchcsv
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // InputError is a CSV that cannot be read as a benchmark file: malformed CSV,
@@ -19,6 +20,9 @@ type InputError struct {
 	Msg    string // what is wrong
 	Fix    string // what to do about it
 }
+
+// Kind is configuration: the input file is the user's to fix.
+func (e *InputError) Kind() fail.Kind { return fail.Config }
 
 func (e *InputError) Error() string {
 	var b strings.Builder
@@ -67,6 +71,9 @@ type RefusedError struct {
 	Mismatches    []Mismatch // empty when the files share no model
 }
 
+// Kind is configuration: the user picked two runs that cannot be compared.
+func (e *RefusedError) Kind() fail.Kind { return fail.Config }
+
 func (e *RefusedError) Error() string {
 	var b strings.Builder
 	if len(e.Mismatches) == 0 {
@@ -75,18 +82,9 @@ func (e *RefusedError) Error() string {
 	}
 	fmt.Fprintf(&b, "comparison refused: %s and %s measured under different conditions:", e.Before, e.After)
 	for _, m := range e.Mismatches {
-		fmt.Fprintf(&b, "\n  model %s: %s %q (%s:%d) vs %q (%s:%d)",
-			m.Model, m.Column, m.Before, e.Before, m.BeforeLine, m.After, e.After, m.AfterLine)
+		fmt.Fprintf(&b, "\n  model %s: %s %q (%s) vs %q (%s)",
+			m.Model, m.Column, m.Before, fail.Pos{File: e.Before, Line: m.BeforeLine}, m.After, fail.Pos{File: e.After, Line: m.AfterLine})
 	}
 	b.WriteString("\nre-run the benchmark so both files use the same prompt, hardware and build type")
 	return b.String()
-}
-
-// IsUsage reports whether err is the user's to fix (bad input or a refused
-// comparison, exit status 2) rather than a failure to read or write (exit 1).
-func IsUsage(err error) bool {
-	var in *InputError
-	var ref *RefusedError
-	var rep *ReportEnvError
-	return errors.As(err, &in) || errors.As(err, &ref) || errors.As(err, &rep)
 }

@@ -47,7 +47,7 @@ type BuildError struct {
 }
 
 func (e *BuildError) Error() string {
-	return fmt.Sprintf("build in %s failed: %s (full log: %s): fix that error and build again", e.Dir, e.FirstError, e.LogPath)
+	return fmt.Sprintf("build in %s failed: %s (full log: %s)", e.Dir, e.FirstError, e.LogPath)
 }
 
 // Build runs Ninja in a configured build directory. Ninja runs directly, not

@@ -13,6 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -133,7 +134,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		var be *cmake.BuildError
 		if errors.As(err, &be) {
-			return nil, nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
+			return nil, nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), "fix that error, then run the build again")
 		}
 		return nil, nil, err
 	}

@@ -24,19 +24,13 @@ func writeLinkPlan(dir string, p *backends.LinkPlan) error {
 		"link.json":   p.JSON(),
 	}
 	for name, data := range files {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		// Unchanged files are left alone: a build script that watches
+		// cargo.txt must not rerun (and relink the consumer) after a no-op.
+		if _, err := (atomicfile.Options{Perm: 0o644, What: "link plan"}).WriteIfChanged(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data unless it already holds exactly
-// that: a build script that watches cargo.txt must not rerun (and relink
-// the consumer) after a no-op build.
-func writeAtomic(path string, data []byte) error {
-	_, err := atomicfile.WriteIfChanged(path, data, 0o644)
-	return err
 }
 
 // systemLibDirs are the directories the system linker searches by default

@@ -15,6 +15,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -116,7 +117,7 @@ func (p *Prepared) locateToolchain() error {
 		p.CUDA = c
 		p.Toolchain = &backends.ToolchainInfo{Name: "cuda", Env: t.Env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
 	default:
-		return configs.Usagef("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
+		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
 	}
 	return nil
 }

@@ -2,13 +2,14 @@ package flow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/verify"
 	"github.com/mlxbuild/mlxbuild/overlays"
@@ -61,7 +62,7 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	pr := o.printer()
 	kind, reportPath, err := verify.ReportFromEnv(o.Env(verify.ReportEnv))
 	if err != nil {
-		return nil, configs.Usagef("%v", err)
+		return nil, fail.Configf("%v", err)
 	}
 	report := func(rs []verify.Result) error {
 		verify.WriteText(o.Stdout, rs, pr.Color)
@@ -75,8 +76,7 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
 	sum, p, err := build(ctx, o, "verify:"+backend, backend)
 	if err != nil {
-		var coded interface{ ExitStatus() int }
-		if errors.As(err, &coded) && coded.ExitStatus() == 2 {
+		if fail.KindOf(err) == fail.Config {
 			configResult.Status = verify.Fail
 			configResult.Reason = "the configuration does not load"
 			configResult.Findings = []verify.Finding{{Message: err.Error(), Fix: "fix the file and line named, then run verify again"}}
@@ -203,7 +203,7 @@ func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check
 		return nil, err
 	}
 	src := filepath.Join(dir, "probe.cpp")
-	if err := writeAtomic(src, []byte("// Linked by verify: every library of the link plan must load.\nint main() { return 0; }\n")); err != nil {
+	if err := atomicfile.Write(src, []byte("// Linked by verify: every library of the link plan must load.\nint main() { return 0; }\n"), 0o644); err != nil {
 		return nil, err
 	}
 	exe := filepath.Join(dir, "probe")

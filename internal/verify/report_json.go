@@ -38,7 +38,7 @@ func WriteJSON(path string, rs []Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return reportFile.Write(path, append(data, '\n'))
 }
 
 func count(s Status, pass, fail, skip *int) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Render writes the drift report for people: each core file, and the
@@ -67,7 +69,7 @@ func (r *APIDriftReport) Render(w io.Writer) {
 		}
 		fmt.Fprintf(w, "compile errors in %s (%s):\n", f.File, origin)
 		for _, d := range f.Errors {
-			fmt.Fprintf(w, "  %s:%d: %s\n", f.File, d.Line, d.Message)
+			fmt.Fprintf(w, "  %s: %s\n", fail.Pos{File: f.File, Line: d.Line}, d.Message)
 		}
 	}
 	if len(r.Undefined) > 0 {

@@ -191,8 +191,12 @@ func Find(dir string, env func(string) string) (string, error) {
 			break
 		}
 	}
-	return "", fail.Configf("no %s found in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ProjectFileName, start)
+	return "", fail.Configf("%w in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ErrNoProjectFile, start)
 }
+
+// ErrNoProjectFile is wrapped by Find's error when no project file exists,
+// for the few targets that also work outside a project (arch:rocm).
+var ErrNoProjectFile = errors.New("no " + ProjectFileName + " found")
 
 // LoadProject reads and parses a project file.
 func LoadProject(file string) (*Project, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/magefile/mage/mg"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Arch resolves the GPU targets a build compiles for, and checks built files
@@ -20,7 +21,7 @@ type Arch mg.Namespace
 // the last line of stdout; where they came from, their wave sizes and any
 // warnings go to stderr. MLX_ROCM_ARCHITECTURES overrides the probes.
 func (Arch) Rocm(ctx context.Context) error {
-	r, err := arch.ResolveROCm(ctx, arch.Options{})
+	r, err := flow.ResolveArch(ctx, current(), arch.ROCm)
 	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, err)
 }
 
@@ -28,7 +29,7 @@ func (Arch) Rocm(ctx context.Context) error {
 // the last line of stdout; provenance and warnings go to stderr.
 // MLX_CUDA_ARCHITECTURES overrides nvidia-smi.
 func (Arch) Cuda(ctx context.Context) error {
-	r, err := arch.ResolveCUDA(ctx, arch.Options{})
+	r, err := flow.ResolveArch(ctx, current(), arch.CUDA)
 	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -166,27 +167,53 @@ func (p *Prepared) checkConstraints() error {
 }
 
 func (p *Prepared) resolveArch(ctx context.Context) error {
-	a := p.Spec.Architectures
-	if a == nil {
+	if p.Spec.Architectures == nil {
 		return nil
 	}
-	opts := arch.Options{Env: p.Opts.Env, Default: a.Default}
-	var r arch.Result
-	var err error
-	switch p.Backend {
-	case "rocm":
-		r, err = arch.ResolveROCm(ctx, opts)
-	case "cuda":
-		r, err = arch.ResolveCUDA(ctx, opts)
-	default:
-		return fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", p.Backend)
-	}
+	r, err := resolveArch(ctx, p.Spec, p.Backend, p.Opts.Env)
 	if err != nil {
 		return err
 	}
 	p.Arch = &r
 	p.Warnings = append(p.Warnings, r.Warnings...)
 	return nil
+}
+
+// resolveArch resolves a backend's architectures as its spec declares:
+// the variable (architectures.env), the probes in their order
+// (architectures.probes) and the default list.
+func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env func(string) string) (arch.Result, error) {
+	a := spec.Architectures
+	opts := arch.Options{Env: env, Default: a.Default, Var: a.Env, Probes: a.Probes}
+	switch backend {
+	case "rocm":
+		return arch.ResolveROCm(ctx, opts)
+	case "cuda":
+		return arch.ResolveCUDA(ctx, opts)
+	}
+	return arch.Result{}, fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", backend)
+}
+
+// ResolveArch is arch:<backend>: the architectures a build of backend would
+// use, resolved by the same function from the project's spec (the built-in
+// spec outside a project).
+func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, error) {
+	o = o.withDefaults()
+	var spec *configs.Spec
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	switch {
+	case errors.Is(err, configs.ErrNoProjectFile):
+		spec, err = configs.Builtin(backend)
+	case err == nil:
+		spec, err = cfg.Spec(backend)
+	}
+	if err != nil {
+		return arch.Result{}, err
+	}
+	if spec.Architectures == nil {
+		return arch.Result{}, fail.Configf("backend %s has no GPU architectures to resolve", backend)
+	}
+	return resolveArch(ctx, spec, backend, o.Env)
 }
 
 // checkArchSupport asks the toolchain whether it can compile every target

@@ -6,9 +6,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"strings"
 
 	//mage:import
@@ -18,12 +20,12 @@ import (
 // Test runs what CI runs: gofmt, go vet and every test (CI=true makes a
 // test that lacks a tool fail instead of skip).
 func Test() error {
-	out, err := exec.Command("gofmt", "-l", ".").Output()
+	res, err := proc.Run(context.Background(), proc.Cmd{Path: "gofmt", Args: []string{"-l", "."}})
 	if err != nil {
 		return fmt.Errorf("gofmt: %w", err)
 	}
 	var bad []string
-	for _, f := range strings.Fields(string(out)) {
+	for _, f := range strings.Fields(string(res.Stdout)) {
 		if !strings.Contains(f, "testdata/") {
 			bad = append(bad, f)
 		}
@@ -45,8 +47,6 @@ func run(name string, args ...string) error { return runEnv(nil, name, args...) 
 
 func runEnv(env []string, name string, args ...string) error {
 	fmt.Fprintf(os.Stderr, "==> %s%s %s\n", strings.Join(append(env, ""), " "), name, strings.Join(args, " "))
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return cmd.Run()
+	_, err := proc.Run(context.Background(), proc.Cmd{Path: name, Args: args, Env: append(os.Environ(), env...), Stdout: os.Stdout, Stderr: os.Stderr})
+	return err
 }

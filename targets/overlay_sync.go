@@ -87,7 +87,7 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 			name = names[0]
 		}
 	}
-	rep, err := forksync.APIDrift(ctx, forksync.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
+	rep, err := flow.APIDrift(ctx, flow.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
 	if err != nil {
 		return exit(err)
 	}

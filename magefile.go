@@ -1,8 +1,10 @@
 //go:build mage
 
-// mlxbuild's own magefile: every target of the importable package targets,
-// as a parent repository would import them, over this repository's
-// mlxbuild.yaml (the bundled example), plus the repository's own checks.
+// Every target of package targets is imported as a parent repository
+// would, over this repository's mlxbuild.yaml (the bundled example). Mage
+// prints the package comment below in full under -l: keep it one line.
+
+// mlxbuild's own magefile: the importable targets over the example, and CI.
 package main
 
 import (
@@ -17,8 +19,8 @@ import (
 	_ "github.com/mlxbuild/mlxbuild/targets"
 )
 
-// Test runs what CI runs: gofmt, go vet and every test (CI=true makes a
-// test that lacks a tool fail instead of skip).
+// Test runs what CI runs: gofmt, go vet and every test. CI=true makes a
+// test that lacks a tool fail instead of skip.
 func Test() error {
 	res, err := proc.Run(context.Background(), proc.Cmd{Path: "gofmt", Args: []string{"-l", "."}})
 	if err != nil {

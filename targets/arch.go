@@ -17,25 +17,27 @@ import (
 // against this machine's GPUs.
 type Arch mg.Namespace
 
-// Rocm prints the ROCm gfx targets a build would use, ";"-joined, alone on
-// the last line of stdout; where they came from, their wave sizes and any
-// warnings go to stderr. MLX_ROCM_ARCHITECTURES overrides the probes.
+// Rocm prints the gfx targets a ROCm build would use. They are ";"-joined,
+// alone on the last line of stdout; where they came from, their wave sizes
+// and any warnings go to stderr. The spec's variable
+// (MLX_ROCM_ARCHITECTURES) overrides the probes.
 func (Arch) Rocm(ctx context.Context) error {
 	r, err := flow.ResolveArch(ctx, current(), arch.ROCm)
 	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, err)
 }
 
-// Cuda prints the CUDA architectures a build would use, ";"-joined, alone on
-// the last line of stdout; provenance and warnings go to stderr.
-// MLX_CUDA_ARCHITECTURES overrides nvidia-smi.
+// Cuda prints the architectures a CUDA build would use. They are
+// ";"-joined, alone on the last line of stdout; provenance and warnings go
+// to stderr. The spec's variable (MLX_CUDA_ARCHITECTURES) overrides
+// nvidia-smi.
 func (Arch) Cuda(ctx context.Context) error {
 	r, err := flow.ResolveArch(ctx, current(), arch.CUDA)
 	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, err)
 }
 
-// Check lists the GPU targets inside a built binary, object or library and
-// compares them with this machine's GPUs; it exits 1 when a GPU has no code
-// in the file and says what to rebuild with.
+// Check compares the GPU code in a built file with this machine's GPUs. It
+// lists the targets inside a binary, object or library, exits 1 when a GPU
+// has no code in the file and says what to rebuild with.
 func (Arch) Check(ctx context.Context, file string) error {
 	rep, err := arch.Check(ctx, file, arch.Options{})
 	for _, n := range rep.Binary.Notes {

@@ -11,9 +11,9 @@ import (
 // Bench compares benchmark results.
 type Bench mg.Namespace
 
-// Compare prints, per model, decode and prefill tok/s before and after a
-// change and their ratio, from two CSVs of the benchmark script; rows are
-// matched by model. Runs with a different prompt_tokens, hardware or
+// Compare prints tok/s before and after a change, per model, as ratios. It
+// reads decode and prefill tok/s from two CSVs of the benchmark script;
+// rows are matched by model. Runs with a different prompt_tokens, hardware or
 // build_type are refused. MLXBUILD_REPORT=json:<path> also writes the
 // comparison as JSON. Bad input or a refused comparison exits 2.
 func (Bench) Compare(before, after string) error {

@@ -9,8 +9,9 @@ import (
 // Cache manages mlxbuild's cache directory.
 type Cache mg.Namespace
 
-// Clean removes one backend's trees, builds and outputs (-backend=rocm), or
-// the whole cache without it.
+// Clean removes mlxbuild's cache, or one backend's part of it. With
+// -backend=rocm it removes that backend's tree, build and outputs; without
+// it, the whole cache.
 func (Cache) Clean(backend *string) error {
 	b := ""
 	if backend != nil {

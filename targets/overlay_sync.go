@@ -12,9 +12,10 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
-// Sync moves the overlay of the backend with a fork: entry to the fork
-// commit forkCommit (an id or a branch), merging the fork's changes with
-// the local ones; -backend=NAME picks one when several have a fork. On a
+// Sync moves an overlay to a commit of its fork, keeping local changes. The
+// overlay is that of the backend with a fork: entry (-backend=NAME picks one
+// when several have a fork); forkCommit is an id or a branch, and the fork's
+// changes are merged with the local ones. On a
 // conflict nothing changes and the conflicted files are listed with their
 // staged copies (exit 1).
 func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) error {
@@ -36,10 +37,10 @@ func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) err
 	return exit(err)
 }
 
-// Drift shows, for each core file of every overlay (or -backend's), the
-// upstream hunks between the recorded pin and -candidate (default:
-// upstream's current HEAD) that the overlay does not contain: the changes
-// a whole-file overlay would silently revert.
+// Drift shows upstream changes an overlay would silently revert. For each
+// core file of every overlay (or -backend's) it shows the upstream hunks
+// between the recorded pin and -candidate (default: upstream's current HEAD)
+// that the overlay does not contain.
 func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) error {
 	o, cfg, err := overlayConfig()
 	if err != nil {
@@ -65,9 +66,10 @@ func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) er
 	return nil
 }
 
-// ApiDrift builds the overlay on MLX at candidate in a scratch tree under
-// the cache and lists compile errors and undefined symbols, against a
-// build at source.pin (exit 1 when the overlay breaks). The backend is the
+// ApiDrift builds the overlay on MLX at candidate and lists what breaks. The
+// build runs in a scratch tree under the cache; compile errors and undefined
+// symbols are listed against a build at source.pin (exit 1 when the overlay
+// breaks). The backend is the
 // one with a fork: entry, or -backend.
 func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) error {
 	o, cfg, err := overlayConfig()
@@ -98,9 +100,9 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 	return nil
 }
 
-// Records lists the LOCAL_FIXES.md items of every overlay (or -backend's)
-// with their status: retarget-only, to be proposed, or proposed with the
-// pull request's link.
+// Records lists the LOCAL_FIXES.md items of every overlay, with status. The
+// status is retarget-only, to be proposed, or proposed with the pull
+// request's link; -backend picks one overlay.
 func (Overlay) Records(ctx context.Context, backend *string) error {
 	o, cfg, err := overlayConfig()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -83,15 +84,25 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		}
 	}
 	sum.Why = d.Why
+	// When nothing is to be redone, say nothing until something is: a
+	// no-op is one line, as cargo's and Ninja's are (-v for the details).
+	quiet := len(d.Why) == 0 && !d.Configure && !o.verbose()
+	step := pr.Step
+	if quiet {
+		step = func(string, ...any) {}
+	}
 
 	t := time.Now()
-	pr.Step("source: %s", p.pinLabel())
+	step("source: %s", p.pinLabel())
 	stats, err := p.materialize(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	sum.Materialize = stats
-	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
+	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched > 0 {
+		quiet, step = false, pr.Step // the tree changed under a stamp that did not
+	}
+	step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
 	t = time.Now()
@@ -115,13 +126,13 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
-	pr.Step("build with %d jobs", jobs)
+	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
 	}
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
-		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log, Env: lenv,
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
 	})
 	if lc != nil {
 		sum.LauncherTool = lc.Tool
@@ -154,7 +165,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
-	printSummary(pr, sum)
+	if quiet && sum.noop() {
+		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
+	} else {
+		printSummary(pr, sum)
+	}
 	return sum, p, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/go-version"
 
@@ -20,6 +21,9 @@ type Finding struct {
 	OK      bool
 	Detail  string // version, path, or what is wrong
 	Fix     string // what to install or set
+	// Unused marks a gap of a backend the project file does not declare:
+	// shown, but not a failure of this machine for this project.
+	Unused bool
 }
 
 // Doctor checks every prerequisite of every backend on this machine and
@@ -59,15 +63,21 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 			continue
 		}
 		if !contains(spec.Platforms, o.GOOS) {
-			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %v); nothing to check", o.GOOS, spec.Platforms)})
+			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %s); nothing to check", o.GOOS, strings.Join(spec.Platforms, ", "))})
 			continue
 		}
-		fs = append(fs, checkConstraints(spec)...)
-		fs = append(fs, checkToolchain(name, spec, o)...)
+		checks := append(checkConstraints(spec), checkToolchain(name, spec, o)...)
+		// Without a project file every backend counts; with one, only cpu
+		// and the backends it declares.
+		used := cfgErr != nil || name == "cpu" || cfg.Project.Backends[name] != nil
+		for i := range checks {
+			checks[i].Unused = !used && !checks[i].OK
+		}
+		fs = append(fs, checks...)
 	}
 	missing := false
 	for _, f := range fs {
-		if !f.OK {
+		if !f.OK && !f.Unused {
 			missing = true
 		}
 	}
@@ -127,7 +137,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 	case "cuda":
 		c, err := backends.LocateCUDA(o.Env)
 		if err != nil {
-			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error(), Fix: "install the CUDA toolkit under /usr/local/cuda or set CUDA_HOME"})
+			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error()}) // the error says what to do
 		}
 		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
 		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))

@@ -60,7 +60,7 @@ type ProjectBackend struct {
 	// Fork is where the overlay's upstream lives, for overlay:sync.
 	Fork *Fork `yaml:"fork"`
 	// Verify holds verify:<backend>'s declarations (kernel scope, rules).
-	Verify Raw `yaml:"verify"`
+	Verify *Verify `yaml:"verify"`
 }
 
 // Fork is the repository an overlay is vendored from.
@@ -142,6 +142,7 @@ func (p *Project) validate(ps *problems) {
 				ps.add(p.pos(base+".spec"), "spec file %s does not exist", p.Abs(b.Spec))
 			}
 		}
+		p.validateVerify(ps, base+".verify", b.Verify)
 	}
 }
 

@@ -15,38 +15,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
-// verifyDecl is a backend's verify section in the project file: the scopes
-// and rules of the checks. Directories are not given here; they follow from
-// the project (overlay, tree, build).
-type verifyDecl struct {
-	Records *struct {
-		RequireStatus bool `yaml:"require_status"`
-	} `yaml:"records"`
-	KernelKeys *struct {
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
-		Files   []string `yaml:"files"`
-		Count   int      `yaml:"count"`
-	} `yaml:"kernel_keys"`
-	Wave32 *struct {
-		Include []string `yaml:"include"`
-		Exclude []string `yaml:"exclude"`
-	} `yaml:"wave32"`
-	Hygiene *struct {
-		Vendored    []string `yaml:"vendored"`
-		Owned       []string `yaml:"owned"`
-		Header      string   `yaml:"header"`
-		HeaderLines int      `yaml:"header_lines"`
-		Notice      string   `yaml:"notice"`
-	} `yaml:"hygiene"`
-	Rules []verify.Rule `yaml:"rules"`
-	Link  *struct {
-		Files   []string `yaml:"files"`
-		Needed  []string `yaml:"needed"`
-		Runpath []string `yaml:"runpath"`
-	} `yaml:"link"`
-}
-
 // VerifyResult is verify's outcome; Failed decides the exit status.
 type VerifyResult struct {
 	Results []verify.Result
@@ -99,12 +67,10 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 
 // checks builds the spec's list of checks from the project's declarations.
 func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, error) {
-	var decl verifyDecl
-	pb := p.Config.Project.Backends[p.Backend]
-	if pb != nil {
-		if err := configs.DecodeRaw(pb.Verify, &decl); err != nil {
-			return nil, err
-		}
+	// The section was decoded and checked when the project file loaded.
+	var decl configs.Verify
+	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Verify != nil {
+		decl = *pb.Verify
 	}
 	overlay := p.Config.Overlay(p.Backend)
 	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
@@ -167,7 +133,12 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				checks = append(checks, skipped{"rules", fmt.Sprintf("no source rules declared (backends.%s.verify.rules)", p.Backend)})
 				continue
 			}
-			checks = append(checks, verify.Rules{Root: p.Layout.Tree, Rules: decl.Rules})
+			rules := make([]verify.Rule, 0, len(decl.Rules))
+			for _, r := range decl.Rules {
+				rules = append(rules, verify.Rule{Name: r.Name, Files: r.Files, Exclude: r.Exclude, MustContain: r.MustContain,
+					MustNotContain: r.MustNotContain, Count: r.Count, IgnoreComments: r.IgnoreComments, Why: r.Why})
+			}
+			checks = append(checks, verify.Rules{Root: p.Layout.Tree, Rules: rules})
 		case "link":
 			c, err := p.linkCheck(ctx, decl)
 			if err != nil {
@@ -193,7 +164,7 @@ func overlayOrEmpty(overlay, scratch string) string {
 // linkCheck links a probe program with the link plan's ldflags.txt, with
 // --no-as-needed so every planned library lands in NEEDED, and checks it
 // (and any consumer binaries the project names) with the loader's rules.
-func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check, error) {
+func (p *Prepared) linkCheck(ctx context.Context, decl configs.Verify) (verify.Check, error) {
 	plan, err := p.linkPlan()
 	if err != nil {
 		return nil, err

@@ -25,16 +25,16 @@ import (
 // fails until the declaration follows.
 type KernelKeys struct {
 	// Root is the directory the scope is searched in (the tree or an overlay).
-	Root string `yaml:"root" required:"true"`
+	Root string
 	// Include lists globs of files to search; default: C++, CUDA, HIP and
 	// Objective-C++ sources and headers.
-	Include []string `yaml:"include"`
+	Include []string
 	// Exclude lists globs of files to leave out of the search.
-	Exclude []string `yaml:"exclude"`
+	Exclude []string
 	// Files is the declared scope: every file under Root with a call site.
-	Files []string `yaml:"files"`
+	Files []string
 	// Count is the declared number of files in scope.
-	Count int `yaml:"count"`
+	Count int
 }
 
 // DefaultSourceGlobs are the files C++ source checks search by default.
@@ -52,7 +52,7 @@ var runtimeDtype = regexp.MustCompile(`(?i)\.\s*dtype\s*\(\s*\)|\b\w*dtype\w*\b`
 const templateArgIndex = 5
 
 // Name is the check's name in reports.
-func (KernelKeys) Name() string { return "kernel-keys" }
+func (KernelKeys) Name() string { return "kernel_keys" }
 
 // Run searches the scope and checks every launch.
 func (c KernelKeys) Run(ctx context.Context) Result {
@@ -63,7 +63,7 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 	files, err := selectFiles(c.Root, include, c.Exclude)
 	if err != nil {
 		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err),
-			Fix: "check the root: of the kernel-keys check"}}, "")
+			Fix: "check the root: of the kernel_keys check"}}, "")
 	}
 	var fs []Finding
 	var scope []string
@@ -84,7 +84,7 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 		}
 		fs = append(fs, ffs...)
 	}
-	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel-keys")...)
+	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
 	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files", sites, len(scope)))
 }
 

@@ -19,11 +19,11 @@ import (
 // time for the device at hand) does not count.
 type Wave32 struct {
 	// Root is the directory searched: the ROCm overlay, or the tree.
-	Root string `yaml:"root" required:"true"`
+	Root string
 	// Include lists globs of kernel sources; default: DefaultSourceGlobs.
-	Include []string `yaml:"include"`
+	Include []string
 	// Exclude lists globs to leave out.
-	Exclude []string `yaml:"exclude"`
+	Exclude []string
 }
 
 // WavefrontMacros are the macro names a wave32 guard must test.

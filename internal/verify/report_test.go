@@ -23,7 +23,7 @@ func sampleResults() []Result {
 			{File: "cache/rocm/tree/mlx/backend/gpu/copy.cpp", Line: 2, Message: "hand edit: differs from overlay/mlx/backend/gpu/copy.cpp", Fix: "move the change into the overlay, then run overlay:apply"},
 			{File: "cache/rocm/tree/LOCAL_FIXES.md", Message: "records file LOCAL_FIXES.md was copied into the tree", Fix: "delete it"},
 		}},
-		{Check: "kernel-keys", Status: Fail, Findings: []Finding{{Message: "kernel-keys declares count: 3 but 4 files are in scope", Fix: "set count: 4"}}},
+		{Check: "kernel_keys", Status: Fail, Findings: []Finding{{Message: "kernel_keys declares count: 3 but 4 files are in scope", Fix: "set count: 4"}}},
 		{Check: "link", Status: Skip, Reason: "no built output at out/libmlx.so yet (run build first)"},
 	}
 }

@@ -6,17 +6,62 @@ import (
 	"github.com/magefile/mage/mg"
 
 	"github.com/mlxbuild/mlxbuild/internal/benchcsv"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/logittrace"
 )
 
 // Bench compares benchmark results.
 type Bench mg.Namespace
 
-// Compare prints tok/s before and after a change, per model, as ratios. It
-// reads decode and prefill tok/s from two CSVs of the benchmark script;
-// rows are matched by model. Runs with a different prompt_tokens, hardware or
-// build_type are refused. MLXBUILD_REPORT=json:<path> also writes the
-// comparison as JSON. Bad input or a refused comparison exits 2.
-func (Bench) Compare(before, after string) error {
-	err := benchcsv.Run(os.Stdout, before, after, os.Getenv(benchcsv.ReportEnv))
+// Compare pairs two benchmark CSVs by model and reports decode ratios.
+//
+//	bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange]
+//	    [-promptTolerance=0.10] [-catalog=docs/model-catalog.tsv]
+//
+// Rows pair by model through the alias catalog (-catalog, default
+// docs/model-catalog.tsv when present); the median, quartiles and every pair
+// are printed, and every model left out is listed with its reason (prompt
+// lengths apart by more than -promptTolerance, default 0.10; another
+// mlxcel_commit unless -allowCommitChange; dates apart in -reference mode, for
+// a baseline from another runtime such as mlx-lm; non-generative; failed or
+// measured on one side only). Only files of different harnesses are refused
+// (exit 2). MLXBUILD_REPORT=json:<path> also writes the comparison as JSON.
+func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
+	opt := benchcsv.DefaultOptions()
+	if reference != nil {
+		opt.Reference = *reference
+	}
+	if allowCommitChange != nil {
+		opt.AllowCommitChange = *allowCommitChange
+	}
+	if promptTolerance != nil {
+		if *promptTolerance < 0 {
+			return exit(fail.Configf("-promptTolerance=%g: a tolerance is a fraction >= 0, such as 0.10", *promptTolerance))
+		}
+		opt.PromptTolerance = *promptTolerance
+	}
+	cat, named := benchcsv.DefaultCatalog, false
+	if catalog != nil && *catalog != "" {
+		cat, named = *catalog, true
+	}
+	err := benchcsv.Run(os.Stdout, before, after, cat, named, opt, os.Getenv(benchcsv.ReportEnv))
+	return exit(err)
+}
+
+// Traces compares two logit traces of one corpus, position by position.
+//
+//	bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=2.0]
+//
+// It reports top-1 disagreement over all positions and over decided ones
+// (the reference's top-two logit gap >= -decided, default 2.0), disagreement
+// by gap, where the reference's choice ranks in the candidate, |logit delta|
+// percentiles, both perplexities and a one-line verdict. Exit 0 however much
+// they disagree; 2 when the traces are not of the same positions and tokens.
+func (Bench) Traces(reference, candidate string, decided *float64) error {
+	gap := logittrace.DefaultDecided
+	if decided != nil {
+		gap = *decided
+	}
+	err := logittrace.Run(os.Stdout, reference, candidate, gap)
 	return exit(err)
 }

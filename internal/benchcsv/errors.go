@@ -51,40 +51,18 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
-// Mismatch is one reason a comparison was refused: a model measured under
-// different conditions before and after.
-type Mismatch struct {
-	Model  string `json:"model"`
-	Column string `json:"column"` // prompt_tokens, hardware or build_type
-	Before string `json:"before"`
-	After  string `json:"after"`
-	// BeforeLine and AfterLine are the rows' lines in their files.
-	BeforeLine int `json:"before_line"`
-	AfterLine  int `json:"after_line"`
-}
-
-// RefusedError is a comparison that would mean nothing: the two files share
-// no model, or some model was measured with a different prompt length, on
-// different hardware or with a different build type.
+// RefusedError is a comparison that would mean nothing: the two files come
+// from different harnesses (a VLM sweep against a text one), which measure
+// different workloads.
 type RefusedError struct {
-	Before, After string
-	Mismatches    []Mismatch // empty when the files share no model
+	Before, After               string
+	BeforeHarness, AfterHarness string
 }
 
 // Kind is configuration: the user picked two runs that cannot be compared.
 func (e *RefusedError) Kind() fail.Kind { return fail.Config }
 
 func (e *RefusedError) Error() string {
-	var b strings.Builder
-	if len(e.Mismatches) == 0 {
-		fmt.Fprintf(&b, "comparison refused: %s and %s have no model in common; compare runs of the same models", e.Before, e.After)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "comparison refused: %s and %s measured under different conditions:", e.Before, e.After)
-	for _, m := range e.Mismatches {
-		fmt.Fprintf(&b, "\n  model %s: %s %q (%s) vs %q (%s)",
-			m.Model, m.Column, m.Before, fail.Pos{File: e.Before, Line: m.BeforeLine}, m.After, fail.Pos{File: e.After, Line: m.AfterLine})
-	}
-	b.WriteString("\nre-run the benchmark so both files use the same prompt, hardware and build type")
-	return b.String()
+	return fmt.Sprintf("comparison refused: %s is a %s benchmark and %s a %s one; they measure different workloads, compare files of one harness",
+		e.Before, e.BeforeHarness, e.After, e.AfterHarness)
 }

@@ -9,10 +9,11 @@ import (
 )
 
 // FuzzParse feeds arbitrary bytes to Parse (seeds: testdata/fuzz/FuzzParse,
-// made from the fixtures). Parse must never panic and must fail only with a
-// positioned *InputError. What it accepts must satisfy the package's promises
-// (unique, non-empty models; finite, non-negative rates) and survive being
-// written back as CSV and parsed again.
+// made from the fixtures, failed rows included). Parse must never panic and
+// must fail only with a positioned *InputError. What it accepts must satisfy
+// the package's promises (unique, non-empty models; finite, non-negative
+// rates; a status only without measurements) and survive being written back
+// as CSV and parsed again.
 func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse("fuzz.csv", data)
@@ -26,14 +27,22 @@ func FuzzParse(f *testing.F) {
 		seen := map[string]bool{}
 		var buf bytes.Buffer
 		w := csv.NewWriter(&buf)
-		w.Write(Required)
+		header := append(append([]string(nil), Required...), "mlxcel_commit", "date")
+		w.Write(header)
 		for _, r := range file.Rows {
 			if r.Model == "" || seen[r.Model] || r.PrefillTokS < 0 || r.DecodeTokS < 0 || r.PromptTokens < 0 || r.Line < 2 {
 				t.Fatalf("accepted a row that breaks the promises: %+v", r)
 			}
 			seen[r.Model] = true
+			if !r.Measured() {
+				if r.DecodeTokS != 0 || r.PromptTokens != 0 {
+					t.Fatalf("a row with status %q has measurements: %+v", r.Status, r)
+				}
+				w.Write([]string{r.Model, "", "", "", r.Commit, r.Date, r.Status})
+				continue
+			}
 			w.Write([]string{r.Model, strconv.Itoa(r.PromptTokens), strconv.FormatFloat(r.PrefillTokS, 'g', -1, 64),
-				strconv.FormatFloat(r.DecodeTokS, 'g', -1, 64), r.Hardware, r.BuildType})
+				strconv.FormatFloat(r.DecodeTokS, 'g', -1, 64), r.Commit, r.Date})
 		}
 		w.Flush()
 		again, err := Parse("again.csv", buf.Bytes())
@@ -45,9 +54,46 @@ func FuzzParse(f *testing.F) {
 		}
 		for i, a := range again.Rows {
 			r := file.Rows[i]
-			if a.Model != r.Model || a.PromptTokens != r.PromptTokens || a.PrefillTokS != r.PrefillTokS ||
-				a.DecodeTokS != r.DecodeTokS || a.Hardware != r.Hardware || a.BuildType != r.BuildType {
+			if a.Model != r.Model || a.Status != r.Status || a.PromptTokens != r.PromptTokens || a.PrefillTokS != r.PrefillTokS ||
+				a.DecodeTokS != r.DecodeTokS || a.Commit != r.Commit || a.Date != r.Date {
 				t.Fatalf("round trip changed row %d: %+v -> %+v", i+1, r, a)
+			}
+		}
+		// Compared with itself, every measured generative row pairs at 1.0x and
+		// every other row is dropped with a reason: nothing vanishes.
+		rep, err := Compare(file, file, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Pairs)+len(rep.Dropped) != len(file.Rows) {
+			t.Fatalf("%d pairs + %d drops for %d rows", len(rep.Pairs), len(rep.Dropped), len(file.Rows))
+		}
+		for _, p := range rep.Pairs {
+			if *p.Decode.Ratio != 1 || p.Moved {
+				t.Fatalf("self-comparison of %s: %v", p.Model, *p.Decode.Ratio)
+			}
+		}
+	})
+}
+
+// FuzzParseCatalog: a catalog either parses, mapping every name to a current
+// name that maps to itself, or fails with a positioned *InputError.
+func FuzzParseCatalog(f *testing.F) {
+	f.Add([]byte("local_name\taliases\nA\tx;y\nB\t\n"))
+	f.Add([]byte("local_name\taliases\nA\tx;y\nB\ty\n"))
+	f.Add([]byte("aliases\tlocal_name\n;;\tA\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := ParseCatalog("c.tsv", data)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.File != "c.tsv" {
+				t.Fatalf("error is not an *InputError: %T %v", err, err)
+			}
+			return
+		}
+		for name, cur := range a {
+			if a[cur] != cur || name == "" {
+				t.Fatalf("%q -> %q, which maps to %q", name, cur, a[cur])
 			}
 		}
 	})

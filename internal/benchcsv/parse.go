@@ -1,12 +1,17 @@
-// Package benchcmp compares two benchmark CSVs of the reference project
-// (one row per model: prompt and generated token counts, prefill and decode
-// times and rates, the hardware and build type, versions and commits) and
-// reports, per model, the decode and prefill tok/s before and after a change
-// and their ratio.
+// Package benchcsv compares two benchmark CSVs of the reference project, the
+// output of its decode benchmark (one row per model: prompt and generated
+// token counts, prefill and decode times and rates, date, hardware, build
+// type, versions and commits) or of its mlx-lm baseline script, the way the
+// reference's own compare tool does: rows are paired by model (through an
+// alias catalog), every pair's decode ratio is reported with the median and
+// quartiles, and every model left out is listed with its reason.
 //
-// Only runs measured under the same conditions compare: a model whose
-// prompt_tokens, hardware or build_type differ between the files makes the
-// whole comparison refused, with every reason listed.
+// Only one thing refuses a comparison: the two files come from different
+// harnesses (a VLM sweep against a text one). Everything else that makes a
+// pair meaningless (prompt lengths apart by more than the tolerance, other
+// commits, dates apart in reference mode, a non-generative checkpoint, a
+// model measured on one side only or that failed) drops that pair, with the
+// reason, and keeps the rest.
 package benchcsv
 
 import (
@@ -21,32 +26,46 @@ import (
 	"strings"
 )
 
-// Columns is the reference format's header, in the benchmark script's order.
+// Columns is the newest reference header, in the benchmark script's order.
+// Older files lack the commit columns or name mlx_version instead of
+// mlxcel_version; the mlx-lm baseline names baseline_version and has no
+// prompt_target_len. All of them parse.
 var Columns = []string{
 	"model", "model_path", "prompt_tokens", "generated_tokens", "prefill_ms", "prefill_tok_s",
 	"decode_ms", "decode_tok_s", "date", "hardware", "mlxcel_version", "build_type", "max_tokens",
-	"prompt", "prompt_target_len", "mlxcel_commit", "mlx_commit",
+	"prompt", "prompt_target_len", "mlxcel_commit", "mlx_commit", "mlx_rocm_overlay_commit", "hip_version",
 }
 
-// Required lists the columns a comparison needs; the others may be absent.
-var Required = []string{"model", "prompt_tokens", "prefill_tok_s", "decode_tok_s", "hardware", "build_type"}
+// Required lists the columns every version of the format has and a
+// comparison needs.
+var Required = []string{"model", "prompt_tokens", "prefill_tok_s", "decode_tok_s"}
+
+// measurements are the columns a skipped or failed model leaves empty.
+var measurements = []string{"prompt_tokens", "generated_tokens", "prefill_ms", "prefill_tok_s", "decode_ms", "decode_tok_s"}
 
 // optionalNumbers are checked when present and non-empty, so a file whose
 // timings are garbage is caught even where the comparison does not use them.
 var optionalNumbers = []string{"generated_tokens", "prefill_ms", "decode_ms", "max_tokens", "prompt_target_len"}
 
-// Row is one model's measurement.
+// Row is one model's line.
 type Row struct {
-	Model        string
+	Model string
+	// Status is the extra unnamed trailing field the benchmark script writes
+	// for a model it skipped or that failed ("SKIP:oom", "FAIL:bench"); empty
+	// for a measured row. A row with a status has no measurements.
+	Status       string
 	PromptTokens int
 	PrefillTokS  float64
 	DecodeTokS   float64
-	Hardware     string
-	BuildType    string
-	// Values holds every column of the row by header name, as written.
+	Date         string // as written: 2026-09-30 or an RFC 3339 time
+	Commit       string // mlxcel_commit without a -dirty suffix; empty when absent
+	// Values holds every named column of the row by header name, as written.
 	Values map[string]string
 	Line   int // the row's first line in its file
 }
+
+// Measured reports whether the row carries numbers to compare.
+func (r *Row) Measured() bool { return r.Status == "" }
 
 // File is a parsed benchmark CSV.
 type File struct {
@@ -65,16 +84,19 @@ func Load(path string) (*File, error) {
 }
 
 // Parse parses a benchmark CSV named name (for messages). The header must
-// hold every Required column; other columns are kept in Row.Values.
+// hold every Required column; other columns are kept in Row.Values. A row may
+// carry one field more than the header: the status of a model that was not
+// measured, whose measurement fields are then empty.
 func Parse(name string, data []byte) (*File, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // spreadsheets write a BOM
 	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1 // the status field makes some rows one longer; checked below
 	header, err := r.Read()
 	if err == io.EOF {
 		return nil, &InputError{File: name, Msg: "the file is empty", Fix: "expected a header line with " + strings.Join(Required, ", ")}
 	}
 	if err != nil {
-		return nil, csvError(name, err, 0)
+		return nil, csvError(name, err)
 	}
 	index, err := headerIndex(name, header)
 	if err != nil {
@@ -88,7 +110,7 @@ func Parse(name string, data []byte) (*File, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvError(name, err, len(header))
+			return nil, csvError(name, err)
 		}
 		row, err := parseRow(name, n, r, header, index, rec)
 		if err != nil {
@@ -141,6 +163,11 @@ func headerIndex(name string, header []string) (map[string]int, error) {
 func parseRow(name string, n int, r *csv.Reader, header []string, index map[string]int, rec []string) (Row, error) {
 	line, _ := r.FieldPos(0)
 	row := Row{Line: line, Values: make(map[string]string, len(header))}
+	if len(rec) != len(header) && len(rec) != len(header)+1 {
+		return row, &InputError{File: name, Line: line, Col: 1, Row: n,
+			Msg: fmt.Sprintf("%d fields where the header has %d", len(rec), len(header)),
+			Fix: "every row needs the header's fields, plus at most one trailing status such as FAIL:bench"}
+	}
 	for i, h := range header {
 		if h != "" {
 			row.Values[h] = rec[i]
@@ -154,8 +181,23 @@ func parseRow(name string, n int, r *csv.Reader, header []string, index map[stri
 	if row.Model == "" {
 		return row, bad("model", "the model name is empty", "name the model in every row")
 	}
-	row.Hardware = strings.TrimSpace(rec[index["hardware"]])
-	row.BuildType = strings.TrimSpace(rec[index["build_type"]])
+	row.Date = strings.TrimSpace(row.Values["date"])
+	row.Commit = strings.TrimSuffix(strings.TrimSpace(row.Values["mlxcel_commit"]), "-dirty")
+	if len(rec) > len(header) {
+		row.Status = strings.TrimSpace(rec[len(header)])
+		if row.Status == "" {
+			l, c := r.FieldPos(len(header))
+			return row, &InputError{File: name, Line: l, Col: c, Row: n,
+				Msg: "an empty field after the last column", Fix: "a trailing field is a status such as SKIP:oom or FAIL:bench; remove the extra comma"}
+		}
+		for _, col := range measurements {
+			if i, ok := index[col]; ok && strings.TrimSpace(rec[i]) != "" {
+				return row, bad(col, fmt.Sprintf("the row has status %q but a measurement %q", row.Status, rec[i]),
+					"a skipped or failed model has empty measurement fields")
+			}
+		}
+		return row, nil
+	}
 
 	v := strings.TrimSpace(rec[index["prompt_tokens"]])
 	pt, err := strconv.Atoi(v)
@@ -201,17 +243,12 @@ func number(s string) (float64, error) {
 	return x, nil
 }
 
-// csvError turns encoding/csv's error into an InputError with the file name;
-// fields is the header's length, 0 while reading the header itself.
-func csvError(name string, err error, fields int) error {
+// csvError turns encoding/csv's error into an InputError with the file name.
+func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		msg := "malformed CSV: " + pe.Err.Error()
-		if errors.Is(pe.Err, csv.ErrFieldCount) && fields > 0 {
-			msg += fmt.Sprintf(" (the header has %d)", fields)
-		}
-		return &InputError{File: name, Line: pe.Line, Col: pe.Column, Msg: msg,
-			Fix: "every row needs as many fields as the header, and quotes must be balanced"}
+		return &InputError{File: name, Line: pe.Line, Col: pe.Column, Msg: "malformed CSV: " + pe.Err.Error(),
+			Fix: "quotes must be balanced"}
 	}
 	return &InputError{File: name, Msg: "malformed CSV: " + err.Error()}
 }

@@ -39,15 +39,15 @@ func TestLoadReferenceFormat(t *testing.T) {
 		}
 		q := f.Rows[0]
 		if q.PromptTokens != 512 || q.DecodeTokS != 44.60 || q.PrefillTokS != 2433.46 ||
-			q.Hardware != "AMD Radeon RX 7900 XTX (gfx1100)" || q.BuildType != "release" || q.Line != 2 {
+			q.Values["hardware"] != "AMD Radeon RX 7900 XTX (gfx1100)" || q.Commit != "3f9c2a1" || q.Date != "2026-11-28T10:12:03Z" || q.Line != 2 {
 			t.Fatalf("%s: first row %+v", path, q)
 		}
 		// The prompt holds a comma and doubled quotes; CSV quoting must survive.
 		if p := q.Values["prompt"]; p != `Summarize the following text, in "plain" words: the quick brown fox` {
 			t.Fatalf("%s: prompt %q", path, p)
 		}
-		if len(q.Values) != len(Columns) {
-			t.Fatalf("%s: %d values, want one per reference column (%d)", path, len(q.Values), len(Columns))
+		if len(q.Values) != 17 {
+			t.Fatalf("%s: %d values, want one per column of the file (17)", path, len(q.Values))
 		}
 	}
 }
@@ -72,7 +72,10 @@ func TestMalformed(t *testing.T) {
 		{"bad_empty_model.csv", 3, 1, 2, "model", "the model name is empty"},
 		{"bad_header_only.csv", 1, 0, 0, "", "header but no rows"},
 		{"bad_empty.csv", 0, 0, 0, "", "the file is empty"},
-		{"bad_ragged.csv", 3, 0, 0, "", "wrong number of fields (the header has 17)"},
+		{"bad_ragged.csv", 3, 1, 2, "", "15 fields where the header has 17"},
+		{"bad_status_measured.csv", 3, fieldCol(t, "testdata/bad_status_measured.csv", 3, "31.20"), 2, "decode_tok_s", `status "FAIL:bench" but a measurement "31.20"`},
+		{"bad_status_empty.csv", 2, fieldCol(t, "testdata/bad_status_empty.csv", 2, "81ba1c6,") + len("81ba1c6,"), 1, "", "an empty field after the last column"},
+		{"bad_two_extra.csv", 2, 1, 1, "", "19 fields where the header has 17"},
 		{"bad_quote.csv", 4, 0, 0, "", `extraneous or missing " in quoted-field`},
 		{"bad_duplicate_column.csv", 1, 0, 0, "model", "appears twice in the header (fields 1 and 18)"},
 	}
@@ -96,6 +99,45 @@ func TestMalformed(t *testing.T) {
 				t.Errorf("bad input must be a usage error (exit 2)")
 			}
 		})
+	}
+}
+
+// TestLoadReferenceVersions reads every header version the reference's
+// harnesses wrote: the newest with the ROCm overlay columns, the mlx-lm
+// baseline's, the older one with mlx_version, and rows of models that were
+// skipped or failed (an extra unnamed trailing status, measurements empty).
+func TestLoadReferenceVersions(t *testing.T) {
+	tests := []struct {
+		file      string
+		rows      int
+		unmeasure map[string]string // model -> status
+	}{
+		{"rocm_strix_2026-09-30.csv", 7, map[string]string{"gemma-4-31b-it-4bit": "FAIL:bench"}},
+		{"rocm_strix_2026-10-02.csv", 7, map[string]string{"Qwen3-0.6B-4bit": "SKIP:oom"}},
+		{"pylm_strix_2026-09-29.csv", 5, map[string]string{}},
+		{"cuda_v100_2026-08-31.csv", 3, map[string]string{"qwen3.8-27B-4bit": "SKIP:oom"}},
+	}
+	for _, tt := range tests {
+		f, err := Load("testdata/" + tt.file)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		if len(f.Rows) != tt.rows {
+			t.Fatalf("%s: %d rows, want %d", tt.file, len(f.Rows), tt.rows)
+		}
+		for _, r := range f.Rows {
+			want, failed := tt.unmeasure[r.Model]
+			if r.Status != want || r.Measured() == failed {
+				t.Errorf("%s: %s status %q measured %v, want %q", tt.file, r.Model, r.Status, r.Measured(), want)
+			}
+			if r.Measured() && (r.DecodeTokS <= 0 || r.PromptTokens <= 0) {
+				t.Errorf("%s: %s measured without numbers: %+v", tt.file, r.Model, r)
+			}
+		}
+	}
+	f, _ := Load("testdata/rocm_strix_2026-10-02.csv")
+	if f.Rows[0].Commit != "9a01c3d7" {
+		t.Errorf("a -dirty commit compares as its commit: got %q", f.Rows[0].Commit)
 	}
 }
 

@@ -48,12 +48,17 @@ func WriteJSON(path string, r *Report) error {
 	return atomicfile.Options{Perm: 0o644, What: "comparison report"}.Write(path, data)
 }
 
-// Run is bench:compare: it loads both files, compares them, writes the table
-// to w and, when reportEnv (the value of MLXBUILD_REPORT) asks for it, the
-// JSON report. Errors that are the user's to fix are of kind fail.Config.
-func Run(w io.Writer, beforePath, afterPath, reportEnv string) error {
+// Run is bench:compare: it loads both files and the catalog, compares them
+// under opt, writes the text to w and, when reportEnv (the value of
+// MLXBUILD_REPORT) asks for it, the JSON report. catalog is the alias file;
+// named says the user gave it (so its absence is an error). Errors that
+// are the user's to fix are of kind fail.Config.
+func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Options, reportEnv string) error {
 	jsonPath, err := ReportPath(reportEnv)
 	if err != nil {
+		return err
+	}
+	if opt.Aliases, err = LoadCatalog(catalog, named); err != nil {
 		return err
 	}
 	before, err := Load(beforePath)
@@ -64,11 +69,11 @@ func Run(w io.Writer, beforePath, afterPath, reportEnv string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := Compare(before, after)
+	rep, err := Compare(before, after, opt)
 	if err != nil {
 		return err
 	}
-	if err := WriteTable(w, rep); err != nil {
+	if err := WriteTable(w, rep, before, after); err != nil {
 		return fmt.Errorf("printing the comparison: %w", err)
 	}
 	if jsonPath != "" {

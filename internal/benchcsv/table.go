@@ -7,70 +7,108 @@ import (
 	"strings"
 )
 
-// WriteTable writes the report as an aligned table: the model left-aligned,
-// numbers right-aligned, one line per model, then the conditions shared by
-// every row and the models found in only one file.
-func WriteTable(w io.Writer, r *Report) error {
-	rows := [][]string{{"model", "decode before", "decode after", "decode ratio", "prefill before", "prefill after", "prefill ratio"}}
-	for _, m := range r.Models {
-		rows = append(rows, []string{m.Model,
-			tokS(m.Decode.Before), tokS(m.Decode.After), ratio(m.Decode.Ratio),
-			tokS(m.Prefill.Before), tokS(m.Prefill.After), ratio(m.Prefill.Ratio)})
+// WriteTable writes the report as text: the files, the ratio distribution,
+// one aligned line per pair (moved pairs marked), then every model left out
+// with its reason.
+func WriteTable(w io.Writer, r *Report, before, after *File) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "before:  %s (%s)\n", r.Before, counted(before))
+	fmt.Fprintf(&b, "after:   %s (%s)\n", r.After, counted(after))
+	fmt.Fprintf(&b, "harness: %s; %d model(s) on both sides\n\n", r.Harness, r.Shared)
+	if s := r.Summary; s != nil {
+		fmt.Fprintf(&b, "decode ratio (after / before) over %d pair(s): median %s, quartiles %s/%s, range %s-%s\n",
+			len(r.Pairs), x(s.Median), x(s.Q1), x(s.Q3), x(s.Min), x(s.Max))
+		rows := [][]string{{"model", "decode before", "decode after", "ratio", "prefill ratio", ""}}
+		for _, p := range r.Pairs {
+			mark := ""
+			if p.Moved {
+				mark = fmt.Sprintf("moved >%s", pct(r.Options.MovedThreshold))
+			}
+			rows = append(rows, []string{p.Model, tokS(p.Decode.Before), tokS(p.Decode.After),
+				ratio(p.Decode.Ratio), ratio(p.Prefill.Ratio), mark})
+		}
+		align(&b, rows)
+	} else {
+		b.WriteString("no comparable pairs; every reason is listed below\n")
 	}
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(&b, "\nleft out (%d):\n", len(r.Dropped))
+		rows := [][]string{}
+		for _, d := range r.Dropped {
+			rows = append(rows, []string{"  " + d.Model, explain(d, r.Options)})
+		}
+		align(&b, rows)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// explain says why a model was dropped and what would pair it.
+func explain(d Drop, opt Options) string {
+	switch d.Reason {
+	case NonGenerative:
+		return "non-generative checkpoint (not a decode rate; -includeNonGenerative keeps it)"
+	case NotMeasured:
+		return fmt.Sprintf("not measured: before %s, after %s", d.Before, d.After)
+	case PromptLength:
+		return fmt.Sprintf("prompt length %s -> %s, beyond %s", d.Before, d.After, pct(opt.PromptTolerance))
+	case CommitChange:
+		return fmt.Sprintf("mlxcel_commit %s -> %s (-allowCommitChange if that is the comparison)", d.Before, d.After)
+	case DateGap:
+		return fmt.Sprintf("measured %s and %s, more than %d day(s) apart", d.Before, d.After, opt.MaxDateGapDays)
+	default:
+		if d.After == "-" {
+			return "measured before only"
+		}
+		return "measured after only"
+	}
+}
+
+func counted(f *File) string {
+	n := 0
+	for i := range f.Rows {
+		if f.Rows[i].Measured() {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d row(s), %d measured", len(f.Rows), n)
+}
+
+// align writes rows as columns: the first left-aligned, numbers right-aligned,
+// the last (a note) left-aligned and unpadded.
+func align(b *strings.Builder, rows [][]string) {
 	width := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, c := range row {
 			width[i] = max(width[i], len(c))
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "before: %s\nafter:  %s\n(tok/s; ratio = after / before)\n\n", r.Before, r.After)
 	for _, row := range rows {
+		var line strings.Builder
 		for i, c := range row {
-			if i == 0 {
-				fmt.Fprintf(&b, "%-*s", width[i], c)
-				continue
+			switch {
+			case i == 0:
+				fmt.Fprintf(&line, "%-*s", width[i], c)
+			case i == len(row)-1:
+				fmt.Fprintf(&line, "  %s", c)
+			default:
+				fmt.Fprintf(&line, "  %*s", width[i], c)
 			}
-			fmt.Fprintf(&b, "  %*s", width[i], c)
 		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
-	if s := shared(r.Models); s != "" {
-		fmt.Fprintf(&b, "\n%s\n", s)
-	}
-	if len(r.OnlyBefore) > 0 {
-		fmt.Fprintf(&b, "only in %s (not compared): %s\n", r.Before, strings.Join(r.OnlyBefore, ", "))
-	}
-	if len(r.OnlyAfter) > 0 {
-		fmt.Fprintf(&b, "only in %s (not compared): %s\n", r.After, strings.Join(r.OnlyAfter, ", "))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
-// shared names the conditions common to every compared model, so the table
-// need not repeat them per row.
-func shared(ms []ModelResult) string {
-	if len(ms) == 0 {
-		return ""
-	}
-	hw, bt := ms[0].Hardware, ms[0].BuildType
-	for _, m := range ms[1:] {
-		if m.Hardware != hw {
-			hw = "(varies by model)"
-		}
-		if m.BuildType != bt {
-			bt = "(varies by model)"
-		}
-	}
-	return fmt.Sprintf("hardware: %s; build type: %s", hw, bt)
-}
+func tokS(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
-func tokS(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+func x(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) + "x" }
+
+func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', -1, 64) + "%" }
 
 func ratio(r *float64) string {
 	if r == nil {
 		return "n/a"
 	}
-	return strconv.FormatFloat(*r, 'f', 3, 64) + "x"
+	return x(*r)
 }

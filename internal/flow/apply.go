@@ -28,7 +28,7 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	defer unlock()
-	stats, err := p.materialize(ctx)
+	stats, _, err := p.materialize(ctx)
 	if err != nil {
 		return overlays.Stats{}, err
 	}

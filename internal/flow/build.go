@@ -94,7 +94,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 
 	t := time.Now()
 	step("source: %s", p.pinLabel())
-	stats, err := p.materialize(ctx)
+	stats, files, err := p.materialize(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +145,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		var be *cmake.BuildError
 		if errors.As(err, &be) {
-			return nil, nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), "fix that error, then run the build again")
+			fix := "fix that error, then run the build again"
+			if where := files.where(res.Errors); where != "" {
+				fix = where + "; then run the build again"
+			}
+			return nil, nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), fix)
 		}
 		return nil, nil, err
 	}

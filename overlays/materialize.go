@@ -21,9 +21,12 @@ import (
 // tree copy gets the source's newer mtime, so Ninja recompiles what depends
 // on them (a bare touch rebuilding nothing was a pain of the CMake glue).
 // Changed lists the paths written, restored, removed or touched, sorted.
+// HandEdited lists the tree files put back because they were edited in the
+// tree (their source did not change since the last run), sorted.
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched int
 	Changed                                        []string
+	HandEdited                                     []string
 }
 
 // Workers is how many directories Materialize works on at once. The work is
@@ -72,6 +75,7 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 		return Stats{}, nil, m.err
 	}
 	slices.Sort(m.stats.Changed)
+	slices.Sort(m.stats.HandEdited)
 	man := m.result()
 	if m.dirty.Load() {
 		if err := man.write(manifestPath); err != nil {
@@ -285,6 +289,7 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
+	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	if len(c.extra) > 0 {
 		m.extra = append(m.extra, c.extra)
 	}
@@ -299,6 +304,7 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
 	changed                                        []string
+	handEdited                                     []string
 	extra                                          []Entry
 }
 

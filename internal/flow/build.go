@@ -99,6 +99,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Materialize = stats
+	for _, rel := range stats.HandEdited {
+		pr.Warn("%s", files.restoredNote(rel))
+	}
 	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched > 0 {
 		quiet, step = false, pr.Step // the tree changed under a stamp that did not
 	}

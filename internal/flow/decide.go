@@ -127,3 +127,18 @@ func (u *userFiles) where(diags []cmake.Diagnostic) string {
 	}
 	return "edit " + strings.Join(lines, ", ") + "; the tree is a copy that the next build rewrites"
 }
+
+// restoredNote says, for a tree file materialize put back after a hand
+// edit, where the edit belongs.
+func (u *userFiles) restoredNote(rel string) string {
+	file, origin, ok := u.manifest.SourceOf(u.tree, rel, u.pristine, u.overlay)
+	switch {
+	case !ok:
+		return fmt.Sprintf("restored %s: it was edited in the tree, which mlxbuild rewrites", rel)
+	case origin == overlays.FromOverlay:
+		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
+	case u.overlay != "":
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, file, filepath.Join(u.overlay, filepath.FromSlash(rel)))
+	}
+	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
+}

@@ -1,7 +1,8 @@
 package arch
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -83,7 +84,7 @@ func KnownTargets() []string {
 	for n := range known {
 		out = append(out, n)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -98,11 +99,8 @@ func Nearest(name string, n int) []string {
 	for k := range known {
 		cs = append(cs, cand{k, editDistance(name, k)})
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
+	slices.SortFunc(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.d, b.d), strings.Compare(a.name, b.name))
 	})
 	var out []string
 	for _, c := range cs {

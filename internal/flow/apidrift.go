@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -224,13 +224,13 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 			names = append(names, s)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, s := range names {
 		sym := Symbol{Name: s}
 		for obj := range missing[s] {
 			sym.From = append(sym.From, objectSource(obj))
 		}
-		sort.Strings(sym.From)
+		slices.Sort(sym.From)
 		out.missing = append(out.missing, sym)
 		out.missingSet[s] = true
 	}
@@ -267,7 +267,7 @@ func groupErrors(diags []cmake.Diagnostic, tree, overlay string) []FileErrors {
 		d.File = rel
 		fe.Errors = append(fe.Errors, d)
 	}
-	sort.Strings(order)
+	slices.Sort(order)
 	out := make([]FileErrors, 0, len(order))
 	for _, f := range order {
 		out = append(out, *byFile[f])

@@ -3,8 +3,9 @@ package flow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
@@ -62,7 +63,7 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 			fs = append(fs, Finding{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"})
 			continue
 		}
-		if !contains(spec.Platforms, o.GOOS) {
+		if !slices.Contains(spec.Platforms, o.GOOS) {
 			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %s); nothing to check", o.GOOS, strings.Join(spec.Platforms, ", "))})
 			continue
 		}
@@ -93,14 +94,10 @@ func describeTool(path string, v *version.Version) string {
 
 func checkConstraints(spec *configs.Spec) []Finding {
 	var fs []Finding
-	tools := make([]string, 0, len(spec.Constraints))
-	for t := range spec.Constraints {
-		if t != "rocm" && t != "cuda" {
-			tools = append(tools, t)
+	for _, t := range slices.Sorted(maps.Keys(spec.Constraints)) {
+		if t == "rocm" || t == "cuda" {
+			continue
 		}
-	}
-	sort.Strings(tools)
-	for _, t := range tools {
 		c, _ := version.NewConstraint(spec.Constraints[t])
 		_, v, err := backends.Tool(t)
 		f := Finding{Backend: spec.Backend, What: t + " " + spec.Constraints[t]}
@@ -178,15 +175,6 @@ func libFindings(backend string, spec *configs.Spec, libDir, envVar string) []Fi
 		fs = append(fs, f)
 	}
 	return fs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // launcherFindings checks the compiler launcher and that its remote cache

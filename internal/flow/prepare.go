@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
@@ -126,13 +127,8 @@ func (p *Prepared) locateToolchain() error {
 // checkConstraints applies the spec's version constraints (go-version
 // syntax) to the tools and the toolchain.
 func (p *Prepared) checkConstraints() error {
-	tools := make([]string, 0, len(p.Spec.Constraints))
-	for tool := range p.Spec.Constraints {
-		tools = append(tools, tool)
-	}
-	sort.Strings(tools)
 	var problems, missing []string
-	for _, tool := range tools {
+	for _, tool := range slices.Sorted(maps.Keys(p.Spec.Constraints)) {
 		c, _ := version.NewConstraint(p.Spec.Constraints[tool])
 		var v *version.Version
 		switch tool {

@@ -28,6 +28,8 @@ type LinkInputs struct {
 	GOOS          string
 	Backend       string
 	BuildDir      string         // where the static libraries are found
+	TreeDir       string         // the backend's tree, for compile.include
+	OutDir        string         // where the link plan is written
 	Toolchain     *ToolchainInfo // nil for cpu and metal
 	Architectures []string
 	Pin           string
@@ -55,6 +57,7 @@ type LinkPlan struct {
 	RerunPaths []string          `json:"rerun_if_changed"`
 	RerunEnv   []string          `json:"rerun_if_env_changed"`
 	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
+	Compile    *CompilePlan      `json:"compile"`
 }
 
 // PinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
@@ -151,6 +154,14 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	}
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)
+	// The archives and the plan itself: a rebuild of MLX (by this build
+	// script or by a `mage build:<backend>` beside it) changes them, and
+	// Cargo must then relink every consumer instead of saying Fresh.
+	p.RerunPaths = configs.Union(p.RerunPaths, p.Static)
+	if in.OutDir != "" {
+		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, "link.json")})
+	}
+	p.Compile = planCompile(s, in)
 	for _, t := range s.Triggers.Paths {
 		p.RerunPaths = configs.Union(p.RerunPaths, []string{Expand(t, in.Toolchain)})
 	}
@@ -265,6 +276,9 @@ func (p *LinkPlan) Cargo() string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		line("rustc-env=%s=%s", k, p.Env[k])
+	}
+	for _, m := range p.cargoMetadata() {
+		line("%s", m)
 	}
 	for _, r := range p.RerunPaths {
 		line("rerun-if-changed=%s", r)

@@ -114,3 +114,59 @@ func TestLinkPlanLegacyRpath(t *testing.T) {
 		t.Errorf("link.json has null lists:\n%s", p.JSON())
 	}
 }
+
+// TestLinkPlanCompileAndCargoMetadata: the compile section becomes absolute
+// directories and -D flags, cxxflags.txt's line and the links metadata a
+// dependent reads as DEP_MLX_*; the archives and link.json are
+// rerun-if-changed, so a rebuild of MLX relinks every consumer.
+func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
+	s, _ := configs.Builtin("rocm")
+	s = configs.Merge(s, &configs.Spec{Compile: configs.Compile{
+		Include: []string{"{build}/generated", "{toolchain.root}/include"},
+		Defines: []configs.CompileDefine{{Name: "MLXCEL_BRIDGE_ROCM_BACKEND"}, {Name: "ONLY_MAC", OS: []string{"darwin"}}, {Name: "LEVEL", Value: "2"}},
+	}})
+	build, tc := fakeROCm(t, "amdhip64", "rocblas", "hiprand", "hipblaslt", "hipfft")
+	tree, out := t.TempDir(), t.TempDir()
+	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, TreeDir: tree, OutDir: out, Toolchain: tc, Architectures: []string{"gfx1030"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInclude := []string{tree, build, filepath.Join(build, "generated"), filepath.Join(tc.Root, "include")}
+	if !slices.Equal(p.Compile.Include, wantInclude) {
+		t.Errorf("include %v, want %v", p.Compile.Include, wantInclude)
+	}
+	wantDefines := []string{"MLXBUILD_BACKEND_ROCM", "MLXBUILD_GPU_BACKEND", "MLXCEL_BRIDGE_ROCM_BACKEND", "LEVEL=2"}
+	if !slices.Equal(p.Compile.Defines, wantDefines) {
+		t.Errorf("defines %v, want %v (ONLY_MAC is darwin's)", p.Compile.Defines, wantDefines)
+	}
+	wantLine := "-std=c++17 -I" + strings.Join(wantInclude, " -I") + " -DMLXBUILD_BACKEND_ROCM -DMLXBUILD_GPU_BACKEND -DMLXCEL_BRIDGE_ROCM_BACKEND -DLEVEL=2\n"
+	if got := p.Cxxflags(); got != wantLine {
+		t.Errorf("cxxflags.txt\n got %q\nwant %q", got, wantLine)
+	}
+	cargo := p.Cargo()
+	for _, want := range []string{
+		"cargo:runpath=" + tc.Lib + "\n",
+		"cargo:rpath_mode=runpath\n",
+		"cargo:include=" + strings.Join(wantInclude, ":") + "\n",
+		"cargo:defines=MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND MLXCEL_BRIDGE_ROCM_BACKEND LEVEL=2\n",
+		"cargo:cxx_std=c++17\n",
+		"cargo:backend=rocm\n",
+		"cargo:rerun-if-changed=" + filepath.Join(build, "libmlx.a") + "\n",
+		"cargo:rerun-if-changed=" + filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a") + "\n",
+		"cargo:rerun-if-changed=" + filepath.Join(out, "link.json") + "\n",
+	} {
+		if !strings.Contains(cargo, want) {
+			t.Errorf("cargo.txt lacks %q:\n%s", want, cargo)
+		}
+	}
+	var back LinkPlan
+	if err := json.Unmarshal(p.JSON(), &back); err != nil || back.Compile == nil || !slices.Equal(back.Compile.Defines, wantDefines) || back.Compile.Std != "c++17" {
+		t.Errorf("link.json's compile section: %v %+v", err, back.Compile)
+	}
+
+	// Before the build the archives are not there: the plan names none.
+	p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, TreeDir: tree, Toolchain: tc, SkipStatic: true})
+	if err != nil || slices.ContainsFunc(p.RerunPaths, func(r string) bool { return strings.HasSuffix(r, ".a") }) {
+		t.Errorf("a plan without archives names some as rerun-if-changed: %v %v", err, p.RerunPaths)
+	}
+}

@@ -35,6 +35,9 @@ func stampOrigins(s *Spec, file string) {
 	for i := range s.Defines {
 		s.Defines[i].Origin = s.Defines[i].Pos.String()
 	}
+	for i := range s.Compile.Defines {
+		s.Compile.Defines[i].Origin = s.Compile.Defines[i].Pos.String()
+	}
 	for _, list := range [][]Lib{s.Link.Static, s.Link.Dynamic, s.Link.System, s.Link.Frameworks} {
 		for i := range list {
 			list[i].Origin = list[i].Pos.String()

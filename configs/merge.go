@@ -11,6 +11,8 @@ import "slices"
 //     place, a new one is appended;
 //   - libraries merge by name the same way in each link list, and names in
 //     link.remove are dropped from every list;
+//   - compile.std replaces; compile.defines merge by name (and platforms)
+//     like defines; compile.include is a union;
 //   - plain lists (platforms, conflicts, records, triggers, search and
 //     run path dirs) are unions, base's order first.
 func Merge(base, over *Spec) *Spec {
@@ -45,6 +47,7 @@ func Merge(base, over *Spec) *Spec {
 		out.Rpath.Mode = over.Rpath.Mode
 	}
 	out.Rpath.Dirs = Union(out.Rpath.Dirs, over.Rpath.Dirs)
+	out.Compile = mergeCompile(out.Compile, over.Compile)
 	out.Triggers.Env = Union(out.Triggers.Env, over.Triggers.Env)
 	out.Triggers.Paths = Union(out.Triggers.Paths, over.Triggers.Paths)
 	out.Records = Union(out.Records, over.Records)
@@ -84,6 +87,7 @@ func clone(s *Spec) *Spec {
 		Search:     append([]string(nil), s.Link.Search...),
 	}
 	c.Rpath.Dirs = append([]string(nil), s.Rpath.Dirs...)
+	c.Compile = Compile{Std: s.Compile.Std, Include: append([]string(nil), s.Compile.Include...), Defines: append([]CompileDefine(nil), s.Compile.Defines...)}
 	c.Triggers = Triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
 	c.Records = append([]string(nil), s.Records...)
 	c.Verify = append([]string(nil), s.Verify...)
@@ -135,6 +139,28 @@ func mergeLibs(base, over []Lib, remove []string) []Lib {
 		}
 		if !replaced {
 			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func mergeCompile(base, over Compile) Compile {
+	out := base
+	if over.Std != "" {
+		out.Std = over.Std
+	}
+	out.Include = Union(base.Include, over.Include)
+	out.Defines = append([]CompileDefine(nil), base.Defines...)
+	for _, d := range over.Defines {
+		replaced := false
+		for i := range out.Defines {
+			if compileDefKey(out.Defines[i]) == compileDefKey(d) {
+				out.Defines[i] = d
+				replaced = true
+			}
+		}
+		if !replaced {
+			out.Defines = append(out.Defines, d)
 		}
 	}
 	return out

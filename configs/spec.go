@@ -14,6 +14,7 @@ type Spec struct {
 	Architectures *Architectures    `yaml:"architectures"`
 	Link          Link              `yaml:"link"`
 	Rpath         Rpath             `yaml:"rpath"`
+	Compile       Compile           `yaml:"compile"`
 	Triggers      Triggers          `yaml:"triggers"`
 	Records       []string          `yaml:"records"`
 	Jobs          Jobs              `yaml:"jobs"`
@@ -76,6 +77,37 @@ type Lib struct {
 	// Package names what installs it, for the error when it is missing.
 	Package string `yaml:"package"`
 	Origin  string `yaml:"-" json:"-"`
+}
+
+// Compile is what a consumer's own C++ (a bridge compiled by Cargo's cc
+// or cxx-build crate, or a Makefile) needs to compile against the tree:
+// the link plan renders it next to the link flags.
+type Compile struct {
+	// Std is the C++ standard, as the compiler's -std= takes it (c++17).
+	Std string `yaml:"std"`
+	// Include lists header directories; {tree} is the backend's tree and
+	// {build} its build directory (generated headers).
+	Include []string `yaml:"include"`
+	// Defines are preprocessor macros, so the bridge's code can tell which
+	// backend it is compiled for.
+	Defines []CompileDefine `yaml:"defines"`
+}
+
+// CompileDefine is one preprocessor macro: -DNAME or -DNAME=VALUE.
+type CompileDefine struct {
+	Pos    Pos      `json:"-"`
+	Name   string   `yaml:"name" required:"true"`
+	Value  string   `yaml:"value"`
+	OS     []string `yaml:"os"`
+	Origin string   `yaml:"-" json:"-"`
+}
+
+// Flag is the define as a compiler argument's text: NAME or NAME=VALUE.
+func (d CompileDefine) Flag() string {
+	if d.Value == "" {
+		return d.Name
+	}
+	return d.Name + "=" + d.Value
 }
 
 // Rpath says how the consumer finds shared libraries at run time.

@@ -220,3 +220,36 @@ func TestLibOn(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeCompile: an override adds the bridge's own macros and an include
+// directory, replaces a built-in macro's value in place and the standard.
+func TestMergeCompile(t *testing.T) {
+	base, _ := Builtin("rocm")
+	over, err := parseOverride("bridge.yaml", []byte(`compile:
+  std: c++20
+  include: ["{build}/generated", "{tree}"]
+  defines:
+    - { name: MLXCEL_BRIDGE_ROCM_BACKEND }
+    - { name: MLXBUILD_GPU_BACKEND, value: "1" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Merge(base, over)
+	if s.Compile.Std != "c++20" {
+		t.Errorf("std %q, want the override's c++20", s.Compile.Std)
+	}
+	if got := strings.Join(s.Compile.Include, " "); got != "{tree} {build} {build}/generated" {
+		t.Errorf("include %q: want the built-in's order first, no duplicate", got)
+	}
+	var flags []string
+	for _, d := range s.ActiveCompileDefines("linux") {
+		flags = append(flags, d.Flag())
+	}
+	if got := strings.Join(flags, " "); got != "MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND=1 MLXCEL_BRIDGE_ROCM_BACKEND" {
+		t.Errorf("defines %q", got)
+	}
+	if base.Compile.Std != "c++17" || len(base.Compile.Defines) != 2 {
+		t.Errorf("Merge changed the built-in spec: %+v", base.Compile)
+	}
+}

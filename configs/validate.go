@@ -107,6 +107,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 	for i, d := range s.Rpath.Dirs {
 		checkPlaceholders(ps, pos(fmt.Sprintf("rpath.dirs[%d]", i)), d)
 	}
+	validateCompile(&s.Compile, pos, ps)
 	for i, e := range s.Triggers.Env {
 		checkEnv(ps, pos(fmt.Sprintf("triggers.env[%d]", i)), e)
 	}

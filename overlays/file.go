@@ -16,15 +16,15 @@ import (
 
 // statOf is the part of a file's stat data the manifest keeps.
 type statOf struct {
-	size, mtime int64
-	ino         uint64
-	kind        Kind
+	size, mtime, ctime int64
+	ino                uint64
+	kind               Kind
 }
 
 func statData(fi fs.FileInfo) statOf {
 	s := statOf{size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: KindFile}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
+		s.ino, s.ctime = st.Ino, ctimeOf(st)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -41,7 +41,7 @@ func lstatAt(dirfd int, name, path string) (statOf, fs.FileMode, error) {
 	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return statOf{}, 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino, kind: KindFile}
+	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, kind: KindFile}
 	var typ fs.FileMode
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
@@ -90,9 +90,9 @@ func (m *materializer) file(rel, name string, origin Origin, src string, srcDir 
 		}
 	}
 	srcKnown := old != nil && old.Origin == origin && old.Kind == s.kind &&
-		old.SrcSize == s.size && old.SrcMTime == s.mtime && old.SrcIno == s.ino && !m.racy(s.mtime)
+		old.SrcSize == s.size && old.SrcMTime == s.mtime && old.SrcCTime == s.ctime && old.SrcIno == s.ino && !m.racy(s.mtime)
 	treeKnown := old != nil && haveTree && old.Kind == tr.kind &&
-		old.Size == tr.size && old.MTime == tr.mtime && old.Ino == tr.ino && !m.racy(tr.mtime)
+		old.Size == tr.size && old.MTime == tr.mtime && old.CTime == tr.ctime && old.Ino == tr.ino && !m.racy(tr.mtime)
 	if srcKnown && treeKnown {
 		c.unchanged++
 		return nil
@@ -123,13 +123,18 @@ func (m *materializer) file(rel, name string, origin Origin, src string, srcDir 
 					return fmt.Errorf("overlays: passing a touch of %s on to %s: %w; make the tree writable", src, dst, err)
 				}
 				mtime = s.mtime
+				// Chtimes moved the tree file's ctime: record the new one, or
+				// the next run would take the tree copy for a hand edit.
+				if st, _, err := lstatAt(treeDir, name, dst); err == nil {
+					tr.ctime = st.ctime
+				}
 				c.touched++
 				c.changed = append(c.changed, rel)
 			} else {
 				c.unchanged++
 			}
-			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: mtime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
-				SrcSize: s.size, SrcMTime: s.mtime, SrcIno: s.ino}, c)
+			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: mtime, CTime: tr.ctime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
+				SrcSize: s.size, SrcMTime: s.mtime, SrcCTime: s.ctime, SrcIno: s.ino}, c)
 			return nil
 		}
 	}
@@ -160,8 +165,8 @@ func (m *materializer) file(rel, name string, origin Origin, src string, srcDir 
 		c.written++
 	}
 	c.changed = append(c.changed, rel)
-	m.record(idx, Entry{Path: rel, Size: w.size, MTime: w.mtime, Ino: w.ino, Hash: sum, Origin: origin, Kind: s.kind,
-		SrcSize: s.size, SrcMTime: s.mtime, SrcIno: s.ino}, c)
+	m.record(idx, Entry{Path: rel, Size: w.size, MTime: w.mtime, CTime: w.ctime, Ino: w.ino, Hash: sum, Origin: origin, Kind: s.kind,
+		SrcSize: s.size, SrcMTime: s.mtime, SrcCTime: s.ctime, SrcIno: s.ino}, c)
 	return nil
 }
 

@@ -47,8 +47,10 @@ const (
 )
 
 // Entry is one file of the tree as the last Materialize left it. The tree's
-// size, mtime and inode, and the source's, let the next run trust Hash
-// without reading either file; any difference makes it hash again.
+// size, mtime, ctime and inode, and the source's, let the next run trust Hash
+// without reading either file; any difference makes it hash again. The ctime
+// is what git's index also keeps: an edit in place that restores the size and
+// mtime (an editor keeping times, cp -p, touch -r) cannot restore it.
 type Entry struct {
 	Path     string // slash-separated, relative to the tree
 	Size     int64  // the tree file's size
@@ -60,6 +62,8 @@ type Entry struct {
 	SrcSize  int64  // the source file's size when it was last read
 	SrcMTime int64  // the source file's mtime then
 	SrcIno   uint64 // the source file's inode then
+	CTime    int64  // the tree file's status change time, ns
+	SrcCTime int64  // the source file's status change time then
 }
 
 // HashHex is the entry's content hash (SHA-256) in hex.
@@ -138,7 +142,7 @@ func comparePaths(a, b string) int {
 
 // manifestHeader starts every manifest file; a file with another first line
 // is ignored (the next run re-hashes everything and rewrites it).
-const manifestHeader = "# mlxbuild tree manifest v2: path size mtime ino kind origin hash srcsize srcmtime srcino"
+const manifestHeader = "# mlxbuild tree manifest v3: path size mtime ino kind origin hash srcsize srcmtime srcino ctime srcctime"
 
 // readManifest reads the manifest at path. A missing, unreadable or corrupt
 // manifest gives an empty one: it is only a cache of hashes, and an empty one
@@ -168,7 +172,7 @@ func readManifest(path string) *Manifest {
 		return &Manifest{}
 	}
 	m.Entries = make([]Entry, 0, n)
-	var fields [10][]byte
+	var fields [12][]byte
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, io.EOF) && len(line) == 0 {
@@ -205,11 +209,11 @@ func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 		f[i], line = line[:j], line[j+1:]
 	}
 	var e Entry
-	var ok [6]bool
-	var u [6]uint64
-	var neg [6]bool
-	for k, i := range []int{1, 2, 3, 7, 8, 9} {
-		if k == 1 || k == 4 { // mtimes: a file may predate 1970
+	var ok [8]bool
+	var u [8]uint64
+	var neg [8]bool
+	for k, i := range []int{1, 2, 3, 7, 8, 9, 10, 11} {
+		if k == 1 || k == 4 || k == 6 || k == 7 { // times: a file may predate 1970
 			if neg[k] = len(f[i]) > 1 && f[i][0] == '-'; neg[k] {
 				f[i] = f[i][1:]
 			}
@@ -227,6 +231,13 @@ func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 	}
 	if neg[4] {
 		e.SrcMTime = -e.SrcMTime
+	}
+	e.CTime, e.SrcCTime = int64(u[6]), int64(u[7])
+	if neg[6] {
+		e.CTime = -e.CTime
+	}
+	if neg[7] {
+		e.SrcCTime = -e.SrcCTime
 	}
 	if len(f[0]) == 0 || len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 {
 		return Entry{}, false
@@ -301,6 +312,10 @@ func (m *Manifest) encode(f io.Writer) error {
 		b = strconv.AppendInt(b, e.SrcMTime, 10)
 		b = append(b, '\t')
 		b = strconv.AppendUint(b, e.SrcIno, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.CTime, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.SrcCTime, 10)
 		b = append(b, '\n')
 		w.Write(b)
 	}

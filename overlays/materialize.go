@@ -20,13 +20,15 @@ import (
 // counts files whose source was touched without a change of content: their
 // tree copy gets the source's newer mtime, so Ninja recompiles what depends
 // on them (a bare touch rebuilding nothing was a pain of the CMake glue).
-// Changed lists the paths written, restored, removed or touched, sorted.
-// HandEdited lists the tree files put back because they were edited in the
-// tree (their source did not change since the last run), sorted.
+// Dependents counts HIP sources given a fresh mtime because a file they
+// include changed (see hipSourceExts). Changed lists the paths written,
+// restored, removed, touched or so marked, sorted. HandEdited lists the tree
+// files put back because they were edited in the tree (their source did not
+// change since the last run), sorted.
 type Stats struct {
-	Written, Restored, Removed, Unchanged, Touched int
-	Changed                                        []string
-	HandEdited                                     []string
+	Written, Restored, Removed, Unchanged, Touched, Dependents int
+	Changed                                                    []string
+	HandEdited                                                 []string
 }
 
 // Workers is how many directories Materialize works on at once. The work is
@@ -77,6 +79,16 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 	slices.Sort(m.stats.Changed)
 	slices.Sort(m.stats.HandEdited)
 	man := m.result()
+	deps, err := touchDependents(m.tree, man, m.stats.Changed)
+	if err != nil {
+		return Stats{}, nil, err
+	}
+	if len(deps) > 0 {
+		m.stats.Dependents = len(deps)
+		m.stats.Changed = append(m.stats.Changed, deps...)
+		slices.Sort(m.stats.Changed)
+		m.dirty.Store(true)
+	}
 	if m.dirty.Load() {
 		if err := man.write(manifestPath); err != nil {
 			return m.stats, nil, err

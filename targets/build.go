@@ -27,3 +27,10 @@ func build(ctx context.Context, backend string) error {
 	_, err := flow.Build(ctx, current(), "build:"+backend, backend)
 	return exit(err)
 }
+
+// Cargo builds the backend the Cargo features select (CARGO_FEATURE_*). It
+// prints cargo.txt for Cargo: run it from a build script.
+func (Build) Cargo(ctx context.Context) error {
+	_, err := flow.BuildForCargo(ctx, current())
+	return exit(err)
+}

@@ -102,7 +102,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	for _, rel := range stats.HandEdited {
 		pr.Warn("%s", files.restoredNote(rel))
 	}
-	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched > 0 {
+	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched+stats.Dependents > 0 {
 		quiet, step = false, pr.Step // the tree changed under a stamp that did not
 	}
 	step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
@@ -263,8 +263,15 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Spec != "" {
 		rerun = append(rerun, p.Config.Project.Abs(pb.Spec))
 	}
+	// A checkout used as it is (source.dir) is edited in place: a build
+	// script that watches it rebuilds MLX on `cargo build` after an edit.
+	// A pinned git source changes only with the pin, in the project file.
+	if d := p.Config.Project.Source.Dir; d != "" {
+		rerun = append(rerun, p.Config.Project.Abs(d))
+	}
 	return backends.PlanLink(p.Spec, backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
+		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
 		SkipStatic: skipStatic,
 	})

@@ -12,16 +12,18 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
-// writeLinkPlan writes cargo.txt, ldflags.txt and link.json, each through
-// a temporary file and a rename, so a consumer never reads half a plan.
+// writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json,
+// each through a temporary file and a rename, so a consumer never reads
+// half a plan.
 func writeLinkPlan(dir string, p *backends.LinkPlan) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	files := map[string][]byte{
-		"cargo.txt":   []byte(p.Cargo()),
-		"ldflags.txt": []byte(p.Ldflags()),
-		"link.json":   p.JSON(),
+		"cargo.txt":    []byte(p.Cargo()),
+		"ldflags.txt":  []byte(p.Ldflags()),
+		"cxxflags.txt": []byte(p.Cxxflags()),
+		"link.json":    p.JSON(),
 	}
 	for name, data := range files {
 		// Unchanged files are left alone: a build script that watches
@@ -53,7 +55,7 @@ func systemLibDirs() []string {
 // noop reports whether the build did nothing at all.
 func (s *Summary) noop() bool {
 	m := s.Materialize
-	return len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && m.Written+m.Restored+m.Removed+m.Touched == 0
+	return len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && m.Written+m.Restored+m.Removed+m.Touched+m.Dependents == 0
 }
 
 func printSummary(pr *ui.Printer, s *Summary) {
@@ -91,6 +93,6 @@ func printSummary(pr *ui.Printer, s *Summary) {
 	for _, n := range s.Notes {
 		pr.Info("note: %s", n)
 	}
-	pr.Info("link plan: %s/{cargo.txt,ldflags.txt,link.json}", s.Out)
+	pr.Info("link plan: %s/{cargo.txt,ldflags.txt,cxxflags.txt,link.json}", s.Out)
 	pr.Info("build log: %s", s.LogPath)
 }

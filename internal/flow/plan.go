@@ -80,6 +80,7 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		dirs = []string{"(none beyond the link search directories)"}
 	}
 	fmt.Fprintf(w, "run path:  %s %s\n", mode, strings.Join(dirs, ":"))
+	p.printCompile(w)
 	fmt.Fprintf(w, "triggers:  env %s", strings.Join(p.Spec.Triggers.Env, ", "))
 	if len(p.Spec.Triggers.Paths) > 0 {
 		fmt.Fprintf(w, "; paths %s", strings.Join(p.Spec.Triggers.Paths, ", "))

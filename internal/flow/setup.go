@@ -13,14 +13,17 @@ import (
 // SetupPackages are the Debian/Ubuntu packages the tests and the bundled
 // example need: the build tools, Debian's ROCm 5.2 toolchain (NOTES.md:
 // librocrand-dev is needed or hiprand.h does not compile), BLAS/LAPACK for
-// the CPU link, ccache/sccache and Redis for the shared compile cache, and
-// cargo for the Rust consumer.
+// the CPU link, ccache/sccache and Redis for the shared compile cache,
+// cargo for the Rust consumer, and the crates examples/cargo-workspace
+// builds with, from Debian's registry under /usr/share/cargo/registry (used
+// through Cargo source replacement, so no crate comes from the network).
 var SetupPackages = []string{
 	"cmake", "ninja-build", "git", "g++", "binutils", "rsync", "file",
 	"libopenblas-dev", "liblapack-dev",
 	"hipcc", "libamdhip64-dev", "libhiprand-dev", "librocrand-dev", "libhiprtc-builtins5",
 	"rocm-device-libs", "libhsa-runtime-dev", "rocminfo", "rocm-smi",
 	"ccache", "sccache", "redis-server",
+	"librust-cc-dev", "librust-cxx-dev", "librust-cxx-build-dev",
 }
 
 // Setup installs the missing SetupPackages with apt-get on Debian and

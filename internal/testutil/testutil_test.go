@@ -153,3 +153,30 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("mode %v, want at least 0644", fi.Mode().Perm())
 	}
 }
+
+func TestNeedFiles(t *testing.T) {
+	present := filepath.Join(t.TempDir(), "cc-1.0.73")
+	WriteFile(t, filepath.Join(present, "Cargo.toml"), "")
+	missing := filepath.Join(t.TempDir(), "cc-*")
+	run := func(globs ...string) *recorder {
+		r := &recorder{TB: t}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			NeedFiles(r, "the cc crate", globs...)
+		}()
+		<-done
+		return r
+	}
+	if r := run(filepath.Join(filepath.Dir(present), "cc-*")); r.skipped != "" || r.fatal != "" {
+		t.Errorf("present files: skipped %q, fatal %q", r.skipped, r.fatal)
+	}
+	t.Setenv("CI", "")
+	if r := run(missing); !strings.Contains(r.skipped, missing) || r.fatal != "" {
+		t.Errorf("missing files outside CI: skipped %q, fatal %q; want a skip naming the glob", r.skipped, r.fatal)
+	}
+	t.Setenv("CI", "true")
+	if r := run(missing); r.skipped != "" || !strings.Contains(r.fatal, "the cc crate") {
+		t.Errorf("missing files in CI: skipped %q, fatal %q; want a failure naming them", r.skipped, r.fatal)
+	}
+}

@@ -9,8 +9,10 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// TestMigratingDocIsTested keeps docs/migrating.md honest: its magefile and
-// build.rs must be the ones cargo_engine.txtar runs, byte for byte.
+// TestMigratingDocIsTested keeps docs/migrating.md honest: the magefile and
+// the two build scripts it shows must be the ones cargo_engine.txtar runs,
+// byte for byte, and the build scripts those of examples/cargo-workspace
+// (which tests/cargoworkspace runs for ROCm).
 func TestMigratingDocIsTested(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "migrating.md"))
 	if err != nil {
@@ -24,9 +26,11 @@ func TestMigratingDocIsTested(t *testing.T) {
 	for _, f := range a.Files {
 		files[f.Name] = string(f.Data)
 	}
-	for _, c := range []struct{ lang, file string }{
-		{"go", "magefiles/magefile.go"},
-		{"rust", "build.rs"},
+	for _, c := range []struct{ lang, file, example string }{
+		{"go", "magefiles/magefile.go", ""},
+		{"toml", ".cargo/config.toml", ".cargo/config.toml"},
+		{"rust", "mlx-bridge/build.rs", "mlx-bridge/build.rs"},
+		{"rust", "engine/build.rs", "demo/build.rs"},
 	} {
 		want := files[c.file]
 		if want == "" {
@@ -35,12 +39,15 @@ func TestMigratingDocIsTested(t *testing.T) {
 		if !strings.Contains(string(doc), "```"+c.lang+"\n"+want+"```\n") {
 			t.Errorf("docs/migrating.md does not show the %s that e2e/testdata/script/cargo_engine.txtar runs; copy it from there", c.file)
 		}
-	}
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "cargo-consumer", "build.rs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(example) != files["build.rs"] {
-		t.Errorf("cargo_engine.txtar's build.rs differs from examples/cargo-consumer/build.rs; the doc calls them the same")
+		if c.example == "" {
+			continue
+		}
+		example, err := os.ReadFile(filepath.Join("..", "..", "examples", "cargo-workspace", c.example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(example) != want {
+			t.Errorf("cargo_engine.txtar's %s differs from examples/cargo-workspace/%s; the doc calls them the same", c.file, c.example)
+		}
 	}
 }

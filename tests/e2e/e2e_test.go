@@ -120,7 +120,8 @@ func setup(e *testscript.Env, src string, goenv map[string]string) error {
 	return nil
 }
 
-// condition adds [rocm] (Debian's ROCm toolchain is installed) and [cargo].
+// condition adds [rocm] (Debian's ROCm toolchain is installed) and [cargo]
+// (cargo and Debian's cc crate).
 // Under CI both are always true, so a script that needs the tool fails there
 // instead of skipping; only a developer machine may skip it.
 func condition(cond string) (bool, error) {
@@ -128,8 +129,10 @@ func condition(cond string) (bool, error) {
 	case "rocm":
 		return haveROCm() || os.Getenv("CI") != "", nil
 	case "cargo":
+		// The scripts' workspaces take the cc crate from Debian's registry.
 		_, err := exec.LookPath("cargo")
-		return err == nil || os.Getenv("CI") != "", nil
+		crates, _ := filepath.Glob("/usr/share/cargo/registry/cc-*")
+		return (err == nil && len(crates) > 0) || os.Getenv("CI") != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -1,0 +1,49 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// CargoTarget is the target a Cargo build script runs.
+const CargoTarget = "build:cargo"
+
+// BuildForCargo is the build a Cargo build script runs (`mage build:cargo`):
+// the crate's CARGO_FEATURE_<BACKEND> variables choose the backend (none:
+// cpu), conflicting features are refused by the same selection, with the
+// same message, as `build:<backend>`; Cargo's NUM_JOBS caps the jobs unless
+// MLXBUILD_JOBS is set. The cache stays the project's, not OUT_DIR, so a
+// `mage verify:rocm` before `cargo test` leaves this run nothing to do.
+// On success the link plan's cargo.txt goes to stdout, which Cargo reads
+// as the build script's directives; progress goes to stderr, which Cargo
+// shows when the script fails.
+func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
+	o = o.withDefaults()
+	o.Env = cargoEnv(o.Env)
+	sum, err := Build(ctx, o, CargoTarget, "")
+	if err != nil {
+		return nil, err
+	}
+	plan, err := os.ReadFile(filepath.Join(sum.Out, "cargo.txt"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the link plan the build just wrote: %w", err)
+	}
+	if _, err := o.Stdout.Write(plan); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// cargoEnv maps Cargo's build script variables to mlxbuild's: NUM_JOBS
+// (what `cargo build -j` allows) stands in for an unset MLXBUILD_JOBS.
+func cargoEnv(env func(string) string) func(string) string {
+	return func(k string) string {
+		v := env(k)
+		if k == "MLXBUILD_JOBS" && v == "" {
+			return env("NUM_JOBS")
+		}
+		return v
+	}
+}

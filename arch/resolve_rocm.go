@@ -61,6 +61,11 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 // fromEnv splits and validates a user's list.
 func fromEnv(backend, name, v string) ([]string, error) {
 	items := Split(v)
+	if len(items) == 0 {
+		// ";" or " , " is set but names nothing: an empty list would reach
+		// CMake, which then builds for its own default (gfx803 here).
+		return nil, &InvalidEnvError{Var: name, Value: v, Why: "lists no architecture", Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend) + ", or unset it to detect the GPUs"}
+	}
 	for _, it := range items {
 		if err := ValidateKnown(backend, it); err != nil {
 			return nil, &InvalidEnvError{Var: name, Value: v, Err: err, Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend)}

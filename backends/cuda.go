@@ -79,19 +79,24 @@ func inspectCUDA(nvcc string) (*CUDA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
 	}
-	out := string(res.Stdout)
+	v, err := parseNvccVersion(string(res.Stdout))
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
+	}
+	c.Version = v
+	return c, nil
+}
+
+// parseNvccVersion reads nvcc --version: the full version after "V" on
+// the release line, else the number after "release ", else the first one.
+func parseNvccVersion(out string) (*version.Version, error) {
 	text := out
 	if m := nvccReleaseRe.FindStringSubmatch(out); m != nil {
 		text = m[1]
 	} else if i := strings.Index(out, "release "); i >= 0 {
 		text = out[i:]
 	}
-	v, err := parseVersion(text)
-	if err != nil {
-		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
-	}
-	c.Version = v
-	return c, nil
+	return parseVersion(text)
 }
 
 // String describes the toolkit in one line.

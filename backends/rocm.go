@@ -135,6 +135,20 @@ func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) stri
 // hipVersionRe reads include/hip/hip_version.h's version macros.
 var hipVersionRe = regexp.MustCompile(`(?m)^#define HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)`)
 
+// parseHIPVersionH reads the version from hip_version.h's HIP_VERSION_MAJOR,
+// _MINOR and _PATCH macros.
+func parseHIPVersionH(b []byte) (*version.Version, bool) {
+	parts := map[string]string{}
+	for _, m := range hipVersionRe.FindAllStringSubmatch(string(b), -1) {
+		parts[m[1]] = m[2]
+	}
+	if len(parts) != 3 {
+		return nil, false
+	}
+	v, err := parseVersion(parts["MAJOR"] + "." + parts["MINOR"] + "." + parts["PATCH"])
+	return v, err == nil
+}
+
 // readVersion takes the version from .info/version (AMD's packages), else
 // include/hip/hip_version.h, else hipconfig --version, else hipcc --version
 // (Debian's packages).
@@ -148,15 +162,9 @@ func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
 		return nil
 	}
 	if b, err := os.ReadFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
-		parts := map[string]string{}
-		for _, m := range hipVersionRe.FindAllStringSubmatch(string(b), -1) {
-			parts[m[1]] = m[2]
-		}
-		if len(parts) == 3 {
-			if v, err := parseVersion(parts["MAJOR"] + "." + parts["MINOR"] + "." + parts["PATCH"]); err == nil {
-				r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
-				return nil
-			}
+		if v, ok := parseHIPVersionH(b); ok {
+			r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
+			return nil
 		}
 	}
 	if out := r.toolOutput(ctx, "hipconfig", "--version"); out != "" {

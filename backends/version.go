@@ -20,7 +20,11 @@ func parseVersion(text string) (*version.Version, error) {
 	if m == "" {
 		return nil, fmt.Errorf("no version number in %q", firstLine(text))
 	}
-	return version.NewVersion(m)
+	v, err := version.NewVersion(m)
+	if err != nil { // a number too large for go-version
+		return nil, fmt.Errorf("unreadable version number %q in %q", m, firstLine(text))
+	}
+	return v, nil
 }
 
 // firstLine returns the first non-empty line of s, trimmed, at most 200 bytes.

@@ -79,12 +79,13 @@ func Lock(ctx context.Context, path string, waiting func(holderPID int)) (unlock
 }
 
 // readPID reads the holder's pid from an open lock file; 0 when the file is
-// empty (the holder is between taking the lock and writing its pid).
+// empty (the holder is between taking the lock and writing its pid) or
+// holds anything but a positive number (kill(2) reads -N as a group).
 func readPID(f *os.File) int {
 	buf := make([]byte, 32)
 	n, _ := f.ReadAt(buf, 0)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil {
+	if err != nil || pid < 0 {
 		return 0
 	}
 	return pid

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 )
 
 // ProjectFileName is the project file found by walking up from the
@@ -111,6 +112,7 @@ func (p *Project) validate(ps *problems) {
 	if s.Dir != "" {
 		checkDir(ps, p.pos("source.dir"), p.Abs(s.Dir), "source.dir")
 	}
+	checkRepo(ps, p.pos("source.git"), "source.git", s.Git)
 	if l := p.Launcher; l != nil {
 		oneOf(ps, p.pos("launcher.tool"), "launcher", l.Tool, []string{"ccache", "sccache"})
 		if strings.Contains(l.Remote, "@") {
@@ -143,6 +145,26 @@ func (p *Project) validate(ps *problems) {
 			}
 		}
 		p.validateVerify(ps, base+".verify", b.Verify)
+		if f := b.Fork; f != nil {
+			checkRepo(ps, p.pos(base+".fork.git"), base+".fork.git", f.Git)
+			if f.Branch != "" {
+				if err := gitrun.CheckRev(f.Branch); err != nil {
+					ps.add(p.pos(base+".fork.branch"), "%s: %q %v; give the fork's branch name", base+".fork.branch", short(f.Branch), err)
+				}
+			}
+		}
+	}
+}
+
+// checkRepo refuses a repository git must not be given (an option, an
+// ext:: URL that runs a command, another protocol): mlxbuild.yaml is
+// versioned, so a pull request can change it.
+func checkRepo(ps *problems, pos Pos, key, repo string) {
+	if repo == "" {
+		return
+	}
+	if err := gitrun.CheckRepo(repo); err != nil {
+		ps.add(pos, "%s: %q %v; give a URL (https://, ssh://, git://, file://) or a path", key, short(repo), err)
 	}
 }
 

@@ -26,7 +26,7 @@ type VerifyRecords struct {
 // VerifyScope is the kernel_keys check's scope: the files that must declare
 // a kernel key, by pattern or by name, and how many there are.
 type VerifyScope struct {
-	Pos     Pos      `json:"-"`
+	Pos     Pos      `yaml:"-" json:"-"`
 	Include []string `yaml:"include"`
 	Exclude []string `yaml:"exclude"`
 	Files   []string `yaml:"files"`
@@ -41,7 +41,7 @@ type VerifyPatterns struct {
 
 // VerifyHygiene says which overlay files are vendored and which owned.
 type VerifyHygiene struct {
-	Pos         Pos      `json:"-"`
+	Pos         Pos      `yaml:"-" json:"-"`
 	Vendored    []string `yaml:"vendored"`
 	Owned       []string `yaml:"owned"`
 	Header      string   `yaml:"header"`
@@ -52,7 +52,7 @@ type VerifyHygiene struct {
 // VerifyRule is one source rule: files that must, or must not, match
 // regular expressions (multi-line mode).
 type VerifyRule struct {
-	Pos            Pos      `json:"-"`
+	Pos            Pos      `yaml:"-" json:"-"`
 	Name           string   `yaml:"name" required:"true"`
 	Files          []string `yaml:"files" required:"true"`
 	Exclude        []string `yaml:"exclude"`

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -219,6 +220,10 @@ func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 			}
 		}
 		u[k], ok[k] = parseUint(f[i])
+		// Sizes and mtimes are int64: 19 digits can overflow them.
+		if k != 2 && k != 5 && u[k] > math.MaxInt64 {
+			ok[k] = false
+		}
 	}
 	for _, x := range ok {
 		if !x {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 )
 
@@ -42,6 +43,11 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	}
 	if s.Git == "" {
 		return "", errors.New("overlays: the MLX source is not set; set source.git (a URL or a local path) or source.dir in mlxbuild.yaml")
+	}
+	// The project file's loader checks this with its position; this is the
+	// last line before git.
+	if err := gitrun.CheckRepo(s.Git); err != nil {
+		return "", fail.Configf("overlays: source.git %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", s.Git, err)
 	}
 	if cacheRoot == "" {
 		return "", errors.New("overlays: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
@@ -152,30 +158,15 @@ func atPin(ctx context.Context, checkout, pin string) (bool, error) {
 // the pin is missing, then the pin itself (for commits no ref points at).
 func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(mirror), 0o755); err != nil {
-			return fmt.Errorf("overlays: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(mirror), err)
-		}
-		tmp := mirror + ".tmp"
-		os.RemoveAll(tmp)
-		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
-			os.RemoveAll(tmp)
+		if err := (gitrun.Runner{}).CloneMirror(ctx, url, mirror); err != nil {
 			return fmt.Errorf("overlays: cloning MLX from %s failed: %w; check source.git in mlxbuild.yaml and that the repository is reachable", url, err)
-		}
-		// Never let git collect garbage here: a pin fetched by id has no ref,
-		// and the per-pin checkouts borrow the mirror's objects.
-		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("overlays: configuring the clone %s: %w", tmp, err)
-		}
-		if err := os.Rename(tmp, mirror); err != nil {
-			return fmt.Errorf("overlays: moving the clone into %s: %w", mirror, err)
 		}
 	}
 	if hasCommit(ctx, mirror, pin) {
 		return nil
 	}
 	var errs []error
-	for _, args := range [][]string{{"fetch", "--quiet", "--prune", "origin"}, {"fetch", "--quiet", "origin", pin}} {
+	for _, args := range [][]string{{"fetch", "--quiet", "--prune", "origin"}, {"fetch", "--quiet", "--", "origin", pin}} {
 		if _, err := git(ctx, mirror, args...); err != nil {
 			errs = append(errs, err)
 		}
@@ -190,35 +181,35 @@ func ensureCommit(ctx context.Context, mirror, url, pin string) error {
 }
 
 func hasCommit(ctx context.Context, gitDir, pin string) bool {
-	_, err := git(ctx, gitDir, "cat-file", "-e", pin+"^{commit}")
+	_, err := git(ctx, gitDir, "cat-file", "-e", "--end-of-options", pin+"^{commit}")
 	return err == nil
 }
 
-// makeCheckout checks pin out into a temporary directory next to checkout,
-// verifies HEAD, then renames it into place, so a checkout that exists is
-// complete.
+// makeCheckout checks pin out into a temporary directory beside checkout,
+// verifies HEAD, then renames it into place (gitrun.IntoPlace), so a
+// checkout that exists is complete, and a run killed half way leaves
+// nothing the next one trips over.
 func makeCheckout(ctx context.Context, mirror, checkout, pin string) error {
-	tmp := checkout + ".tmp"
-	os.RemoveAll(tmp)
-	fail := func(what string, err error) error {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("overlays: %s of %s into %s failed: %w; check free space, or remove %s and retry", what, pin, checkout, err, tmp)
-	}
-	if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
-		return fail("cloning", err)
-	}
-	if _, err := git(ctx, tmp, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", pin); err != nil {
-		return fail("checkout", err)
-	}
-	head, err := git(ctx, tmp, "rev-parse", "HEAD")
+	err := gitrun.IntoPlace(checkout, func(tmp string) error {
+		if _, err := git(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", "--", mirror, tmp); err != nil {
+			return fmt.Errorf("cloning: %w", err)
+		}
+		// git checkout --detach takes no "--" or --end-of-options before the
+		// commit in git 2.39; git switch does.
+		if _, err := git(ctx, tmp, "switch", "--quiet", "--detach", "--end-of-options", pin); err != nil {
+			return fmt.Errorf("checkout: %w", err)
+		}
+		head, err := git(ctx, tmp, "rev-parse", "HEAD")
+		if err != nil {
+			return fmt.Errorf("verification: %w", err)
+		}
+		if head != pin {
+			return fmt.Errorf("verification: HEAD is %s", head)
+		}
+		return nil
+	})
 	if err != nil {
-		return fail("verification", err)
-	}
-	if head != pin {
-		return fail("verification", fmt.Errorf("HEAD is %s", head))
-	}
-	if err := os.Rename(tmp, checkout); err != nil {
-		return fail("renaming", err)
+		return fmt.Errorf("overlays: checking out %s into %s failed: %w; check free space, then retry", pin, checkout, err)
 	}
 	return nil
 }

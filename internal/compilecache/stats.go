@@ -112,7 +112,7 @@ func ParseCcacheStats(out []byte) (Stats, error) {
 		if err != nil {
 			continue
 		}
-		v[name] = n
+		v[name] = count(n)
 	}
 	if _, ok := v["cache_miss"]; !ok {
 		return Stats{}, fmt.Errorf("ccache --print-stats: no cache_miss counter in %d bytes of output; mlxbuild needs ccache 4.x (ccache --version)", len(out))
@@ -160,8 +160,8 @@ func ParseSccacheStats(out []byte) (Stats, error) {
 	s := Stats{
 		Hits:         sum(st.CacheHits.Counts),
 		Misses:       sum(st.CacheMisses.Counts),
-		RemoteErrors: sum(st.CacheErrors.Counts) + st.CacheTimeouts + st.CacheReadErrors + st.CacheWriteErrors,
-		Uncacheable:  st.NotCacheable + st.NotCompile + st.Unsupported,
+		RemoteErrors: sum(st.CacheErrors.Counts) + count(st.CacheTimeouts) + count(st.CacheReadErrors) + count(st.CacheWriteErrors),
+		Uncacheable:  count(st.NotCacheable) + count(st.NotCompile) + count(st.Unsupported),
 	}
 	if j.Location == "" || strings.HasPrefix(j.Location, "Local disk") {
 		s.RemoteErrors = 0 // a local disk's errors are not the remote's
@@ -174,7 +174,14 @@ func ParseSccacheStats(out []byte) (Stats, error) {
 func sum(m map[string]int) int {
 	n := 0
 	for _, v := range m {
-		n += v
+		n += count(v)
 	}
 	return n
 }
+
+// maxCount bounds one counter, so that sums of a few cannot overflow.
+const maxCount = 1 << 40
+
+// count is a counter as a tool printed it, made a count: a negative one
+// (a tool's bug, or garbage) is 0, an absurdly large one is capped.
+func count(n int) int { return max(0, min(n, maxCount)) }

@@ -14,6 +14,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
@@ -81,6 +82,9 @@ type Symbol struct {
 // kept only when a trial link with the C++ driver's libraries misses them
 // too. The same build at source.pin (kept between runs) is the baseline.
 func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
+	if err := gitrun.CheckRev(o.Candidate); err != nil {
+		return nil, fail.Configf("overlay apiDrift: the candidate %q %v; give an MLX commit id, a branch or a tag", shortID(o.Candidate), err)
+	}
 	p, err := Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
 	if err != nil {
 		return nil, err

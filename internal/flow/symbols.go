@@ -50,20 +50,8 @@ func readSymbols(ctx context.Context, objs []string) (*symbolTable, error) {
 			return nil, fmt.Errorf("forksync: nm %s on %d objects: %w; install binutils", mode, len(objs), err)
 		}
 		for _, line := range strings.Split(string(res.Stdout), "\n") {
-			// "path.o:                 U sym" or "path.o:0000000000000000 T sym"
-			file, rest, ok := cutObj(line)
+			file, typ, sym, ok := parseNmLine(line)
 			if !ok {
-				continue
-			}
-			f := strings.Fields(rest)
-			var typ, sym string
-			switch {
-			case len(f) >= 2 && len(f[0]) == 1:
-				typ, sym = f[0], strings.TrimSpace(rest[strings.Index(rest, f[0])+1:])
-			case len(f) >= 3:
-				typ = f[1]
-				sym = strings.TrimSpace(rest[strings.Index(rest, f[1])+len(f[1]):])
-			default:
 				continue
 			}
 			if mode == "--undefined-only" {
@@ -80,6 +68,47 @@ func readSymbols(ctx context.Context, objs []string) (*symbolTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// parseNmLine reads one line of `nm -C --print-file-name`:
+// "path.o:                 U sym" or "path.o:0000000000000000 T sym". The
+// symbol is everything after the type (a demangled name holds spaces).
+func parseNmLine(line string) (file, typ, sym string, ok bool) {
+	file, rest, ok := cutObj(line)
+	if !ok {
+		return "", "", "", false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	word := func() string { // cuts rest's first word
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			w := rest
+			rest = ""
+			return w
+		}
+		w := rest[:i]
+		rest = strings.TrimLeft(rest[i:], " \t")
+		return w
+	}
+	first := word()
+	switch {
+	case len(first) == 1 && rest != "":
+		typ = first // undefined: no address
+	case len(first) > 1:
+		// The address first: the type is the next word. (Taking the first
+		// occurrence of the type letter instead found it inside addresses
+		// for the hex-letter types a-f.)
+		typ = word()
+		if len(typ) != 1 || rest == "" {
+			return "", "", "", false
+		}
+	default:
+		return "", "", "", false
+	}
+	if sym = strings.TrimSpace(rest); sym == "" {
+		return "", "", "", false
+	}
+	return file, typ, sym, true
 }
 
 // cutObj splits "path.o:0000 T sym" and "path.o:        U sym" at the

@@ -1,7 +1,10 @@
 // Package gitrun runs git for mlxbuild's own repositories (the MLX mirror
 // and checkouts, a fork's mirror) isolated from whatever git state the
 // caller's environment carries: every GIT_* variable removed, prompts off, a
-// fixed identity, the C locale, and a default time limit.
+// fixed identity, the C locale, transports limited to AllowedProtocols, and
+// a default time limit. CheckRev and CheckRepo say which revisions and
+// repositories may reach git at all; callers put "--" (or --end-of-options
+// where "--" means paths) before every positional argument.
 package gitrun
 
 import (
@@ -26,7 +29,9 @@ type Runner struct {
 
 // Env is the current environment without GIT_* variables (a GIT_DIR or
 // GIT_WORK_TREE exported by a hook or an outer git would point every command
-// at the wrong repository), with prompts off, a fixed identity and r.Extra.
+// at the wrong repository; a GIT_CONFIG_PARAMETERS, GIT_EXEC_PATH or
+// GIT_SSH at other programs), with prompts off, a fixed identity, only
+// AllowedProtocols and r.Extra.
 // It is read anew on every call, so a changed environment counts.
 func (r Runner) Env() []string {
 	var env []string
@@ -40,6 +45,9 @@ func (r Runner) Env() []string {
 		"GIT_ASKPASS=",
 		"SSH_ASKPASS=",
 		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
+		// Overrides protocol.allow in every git configuration: a
+		// ~/.gitconfig allowing ext:: must not let a URL run a command.
+		"GIT_ALLOW_PROTOCOL="+AllowedProtocols,
 		"GIT_AUTHOR_NAME=mlxbuild", "GIT_AUTHOR_EMAIL=mlxbuild@localhost",
 		"GIT_COMMITTER_NAME=mlxbuild", "GIT_COMMITTER_EMAIL=mlxbuild@localhost",
 		"LC_ALL=C",

@@ -47,14 +47,9 @@ func parseDiff(out string) ([]FileDiff, error) {
 			if cur != nil {
 				files = append(files, *cur)
 			}
-			// "diff --git a/P b/P": P has no spaces in the cases git does
-			// not quote; the +++/--- lines below give it exactly.
-			rest := strings.TrimPrefix(line, "diff --git ")
-			p := rest
-			if i := strings.Index(rest, " b/"); i >= 0 {
-				p = rest[i+3:]
-			}
-			cur = &FileDiff{Path: p}
+			// The +++/--- lines below give the path again, but a binary
+			// file or a mode change has none.
+			cur = &FileDiff{Path: headerPath(strings.TrimPrefix(line, "diff --git "))}
 		case cur == nil:
 		case strings.HasPrefix(line, "@@ "):
 			flush()
@@ -73,10 +68,14 @@ func parseDiff(out string) ([]FileDiff, error) {
 			cur.Deleted = true
 		case strings.HasPrefix(line, "Binary files"):
 			cur.Binary = true
-		case strings.HasPrefix(line, "+++ b/"):
-			cur.Path = strings.TrimPrefix(line, "+++ b/")
-		case strings.HasPrefix(line, "--- a/") && cur.Deleted:
-			cur.Path = strings.TrimPrefix(line, "--- a/")
+		case strings.HasPrefix(line, "+++ "):
+			if p, ok := sidePath(strings.TrimPrefix(line, "+++ "), "b/"); ok {
+				cur.Path = p
+			}
+		case strings.HasPrefix(line, "--- ") && cur.Deleted:
+			if p, ok := sidePath(strings.TrimPrefix(line, "--- "), "a/"); ok {
+				cur.Path = p
+			}
 		}
 	}
 	flush()
@@ -84,6 +83,64 @@ func parseDiff(out string) ([]FileDiff, error) {
 		files = append(files, *cur)
 	}
 	return files, nil
+}
+
+// headerPath is P of "a/P b/P" (the two are the same without renames, so
+// the length tells where P ends even when it has spaces), or of
+// `"a/P" "b/P"`, git's C-quoted form for names with unusual bytes.
+func headerPath(rest string) string {
+	if strings.HasPrefix(rest, `"`) {
+		if q, _, ok := cutQuoted(rest); ok {
+			return strings.TrimPrefix(q, "a/")
+		}
+	}
+	if n := len(rest) - len("a/ b/"); n > 0 && n%2 == 0 {
+		p := rest[2 : 2+n/2]
+		if rest == "a/"+p+" b/"+p {
+			return p
+		}
+	}
+	if i := strings.Index(rest, " b/"); i >= 0 {
+		return rest[i+3:]
+	}
+	return rest
+}
+
+// sidePath reads the path of a ---/+++ line (after the marker): C-quoted
+// or plain, with the tab git appends to a name with a space removed, and
+// without its a/ or b/ prefix. /dev/null is no path.
+func sidePath(s, prefix string) (string, bool) {
+	if strings.HasPrefix(s, `"`) {
+		q, _, ok := cutQuoted(s)
+		if !ok || !strings.HasPrefix(q, prefix) {
+			return "", false
+		}
+		return q[len(prefix):], true
+	}
+	s = strings.TrimSuffix(s, "\t")
+	if !strings.HasPrefix(s, prefix) {
+		return "", false
+	}
+	return s[len(prefix):], true
+}
+
+// cutQuoted unquotes the C-style quoted string (git's quote_c_style: \a \b
+// \t \n \v \f \r \" \\ and \ooo octal bytes) at the start of s and
+// returns it and what follows.
+func cutQuoted(s string) (string, string, bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			q, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", "", false
+			}
+			return q, s[i+1:], true
+		}
+	}
+	return "", "", false
 }
 
 func parseHunkHeader(line string) (Hunk, error) {

@@ -1,12 +1,12 @@
 package forksync
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -68,6 +68,11 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	if o.Pin == "" {
 		return nil, fail.Configf("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
 	}
+	if o.Candidate != "" {
+		if err := checkArgRev("overlay drift: -candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
+			return nil, err
+		}
+	}
 	revs := []string{o.Pin}
 	if o.Candidate != "" {
 		revs = append(revs, o.Candidate)
@@ -124,7 +129,13 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 		rep.Notes = append(rep.Notes, "the overlay replaces no upstream file: nothing can drift")
 		return rep, nil
 	}
-	out, err := git(ctx, repo.Dir, append([]string{"diff", "--no-color", "--no-ext-diff", "--no-renames", "-U3", rep.Pin, rep.Candidate, "--"}, list...)...)
+	// Paths are literal (a name may start with ':', git's pathspec magic).
+	diffArgs := []string{"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-renames"}
+	changed, err := gitRaw(ctx, repo.Dir, append(append(diffArgs, "-z", "--name-only", "--end-of-options", rep.Pin, rep.Candidate, "--"), list...)...)
+	if err != nil {
+		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.Pin), short(rep.Candidate), o.Upstream, err)
+	}
+	out, err := git(ctx, repo.Dir, append(append(diffArgs, "-U3", "--end-of-options", rep.Pin, rep.Candidate, "--"), list...)...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.Pin), short(rep.Candidate), o.Upstream, err)
 	}
@@ -135,6 +146,13 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	byPath := map[string]FileDiff{}
 	for _, d := range diffs {
 		byPath[d.Path] = d
+	}
+	// The NUL-separated list is exact whatever the names hold; a changed
+	// file the patch's parse did not find must never read as unchanged.
+	for _, p := range splitNUL(changed.Stdout) {
+		if _, ok := byPath[p]; !ok {
+			return nil, fmt.Errorf("forksync: upstream changed %q between %s and %s, but its diff could not be read; report this with the file name", p, short(rep.Pin), short(rep.Candidate))
+		}
 	}
 	for _, p := range list {
 		fd := FileDrift{Path: p}
@@ -170,14 +188,23 @@ func (r *Repo) listPaths(ctx context.Context, commit string, paths []string) ([]
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := git(ctx, r.Dir, append([]string{"ls-tree", "-r", "--name-only", "--full-tree", commit, "--"}, paths...)...)
+	// -z: git quotes names with unusual bytes in its line output.
+	res, err := gitRaw(ctx, r.Dir, append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", commit, "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: listing files at %s in %s: %w", short(commit), r.URL, err)
 	}
-	if out == "" {
-		return nil, nil
+	return splitNUL(res.Stdout), nil
+}
+
+// splitNUL splits git's -z output into its names.
+func splitNUL(out []byte) []string {
+	var names []string
+	for _, n := range bytes.Split(out, []byte{0}) {
+		if len(n) > 0 {
+			names = append(names, string(n))
+		}
 	}
-	return strings.Split(out, "\n"), nil
+	return names
 }
 
 // refresh fetches every ref of the mirror, for "upstream's current HEAD".
@@ -214,6 +241,9 @@ func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (DriftOptio
 	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
+			if err := checkRecordRev(filepath.Join(ov, records.UpstreamName), f); err != nil {
+				return DriftOptions{}, nil, err
+			}
 			if o.Pin != "" && f.Value != o.Pin {
 				notes = append(notes, fmt.Sprintf("UPSTREAM:%d says the overlay was retargeted to %s, but source.pin is %s; drift is measured from UPSTREAM's pin. Retarget the overlay, or fix UPSTREAM", f.Line, short(f.Value), short(o.Pin)))
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/overlays"
@@ -57,6 +58,16 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	if cacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
+	// The callers check where each value comes from, with its position;
+	// this is the last line before git.
+	if err := checkRepos(url); err != nil {
+		return nil, err
+	}
+	for _, rev := range revs {
+		if err := checkArgRev("forksync: the revision", rev, "give a commit id, a branch or a tag"); err != nil {
+			return nil, err
+		}
+	}
 	r := &Repo{URL: url, Dir: overlays.MirrorDir(cacheRoot, url)}
 	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
 	if err != nil {
@@ -64,22 +75,8 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	}
 	defer unlock()
 	if _, err := os.Stat(filepath.Join(r.Dir, "HEAD")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(r.Dir), 0o755); err != nil {
-			return nil, fmt.Errorf("forksync: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", filepath.Dir(r.Dir), err)
-		}
-		tmp := r.Dir + ".tmp"
-		os.RemoveAll(tmp)
-		if _, err := git(ctx, "", "clone", "--quiet", "--mirror", "--", url, tmp); err != nil {
-			os.RemoveAll(tmp)
+		if err := gitr.CloneMirror(ctx, url, r.Dir); err != nil {
 			return nil, fmt.Errorf("forksync: cloning %s failed: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", url, err)
-		}
-		// Commits fetched by id have no ref: never let git collect them.
-		if _, err := git(ctx, tmp, "config", "gc.auto", "0"); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("forksync: configuring the clone %s: %w", tmp, err)
-		}
-		if err := os.Rename(tmp, r.Dir); err != nil {
-			return nil, fmt.Errorf("forksync: moving the clone into %s: %w", r.Dir, err)
 		}
 	}
 	var missing []string
@@ -100,7 +97,7 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 			continue
 		}
 		// A commit no ref points at can still be fetched by id.
-		if _, err := git(ctx, r.Dir, "fetch", "--quiet", "origin", rev); err == nil && r.has(ctx, rev) {
+		if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--", "origin", rev); err == nil && r.has(ctx, rev) {
 			continue
 		}
 		if fetchErr != nil {
@@ -113,13 +110,13 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 
 // has reports whether rev names a commit of the mirror.
 func (r *Repo) has(ctx context.Context, rev string) bool {
-	_, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	_, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	return err == nil
 }
 
 // Resolve gives the full commit id of rev.
 func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
-	id, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	id, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil || id == "" {
 		return "", fmt.Errorf("forksync: %q is not a commit of %s; give a commit id or a branch of that repository", rev, r.URL)
 	}
@@ -129,4 +126,19 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 // lockSrc takes the cache's source lock, shared with overlays.Pristine.
 func lockSrc(ctx context.Context, cacheRoot string) (func() error, error) {
 	return cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
+}
+
+// checkRepos refuses a repository (the fork, MLX) that git must not be
+// given: an option, an ext:: URL, a protocol other than gitrun's (exit
+// status 2). "" is skipped: not every sync has an upstream.
+func checkRepos(repos ...string) error {
+	for _, r := range repos {
+		if r == "" {
+			continue
+		}
+		if err := gitrun.CheckRepo(r); err != nil {
+			return fail.Configf("forksync: the repository %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", clipValue(r), err)
+		}
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func (m *merger) merge3(ctx context.Context, ours, base, theirs []byte, l labels
 	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Env: gitr.Env(), Args: []string{
 		"merge-file", "-p", "--diff3",
 		"-L", l.ours, "-L", l.base, "-L", l.theirs,
-		paths[0], paths[1], paths[2]}})
+		"--", paths[0], paths[1], paths[2]}})
 	if err == nil {
 		return res.Stdout, false, nil
 	}

@@ -20,10 +20,28 @@ func stageDir(overlay string) string {
 	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync")
 }
 
-// oldDir holds the previous overlay between the swap and its removal.
+// oldDir holds the previous overlay between the two renames of the
+// fallback swap and its removal.
 func oldDir(overlay string) string {
 	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync-old")
 }
+
+// swapDir is the other side of the one-step exchange: the staged copy is
+// moved here first, so that after the exchange the old overlay lands here
+// and never in stageDir, which the user is pointed at after a conflict.
+// Whatever it holds when no sync runs is stale: recoverSwap removes it.
+func swapDir(overlay string) string {
+	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync-swap")
+}
+
+// swapStep is called after each step of swap; tests stop a swap there (an
+// error return, or a kill while it blocks) to prove every crash point
+// converges.
+var swapStep = func(step string) error { return nil }
+
+// exchangeDirs is exchange; tests make it errNoExchange to run the two
+// renames a platform without renameat2 takes.
+var exchangeDirs = exchange
 
 // stage makes a copy of overlay at dir with the changes applied: files in
 // write are (re)written, paths in remove deleted (with directories they
@@ -102,34 +120,55 @@ func stage(overlay, dir string, write Files, remove []string) error {
 	return nil
 }
 
-// swap puts the staged directory in the overlay's place. On Linux the two
-// directories are exchanged in one renameat2(RENAME_EXCHANGE), so a crash at
-// any moment leaves either the old or the new overlay in place, never none;
-// elsewhere (or on a file system without it) two renames do it, and
-// recoverSwap undoes a crash between them. The old overlay is removed last.
+// swap puts the staged directory in the overlay's place. On Linux the
+// staged copy is moved to swapDir and exchanged with the overlay in one
+// renameat2(RENAME_EXCHANGE), so a crash at any moment leaves either the old
+// or the new overlay in place, never none, and the old one in swapDir;
+// elsewhere (or on a file system without it) two renames do it through
+// oldDir. recoverSwap finishes either after a crash.
 func swap(staged, overlay string) error {
-	old := oldDir(overlay)
-	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("forksync: removing %s: %w; remove it by hand and sync again", old, err)
+	old, other := oldDir(overlay), swapDir(overlay)
+	for _, d := range []string{old, other} {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("forksync: removing %s: %w; remove it by hand and sync again", d, err)
+		}
 	}
-	err := exchange(staged, overlay)
+	if err := os.Rename(staged, other); err != nil {
+		return fmt.Errorf("forksync: moving the staged overlay %s to %s: %w; nothing changed", staged, other, err)
+	}
+	if err := swapStep("staged-moved"); err != nil {
+		return err
+	}
+	err := exchangeDirs(other, overlay)
 	switch {
 	case err == nil:
-		// staged now holds the old overlay.
-		if err := os.Rename(staged, old); err != nil {
-			return fmt.Errorf("forksync: the overlay is updated, but moving the old one aside failed: %w; remove %s by hand", err, staged)
+		// other now holds the old overlay.
+		if err := swapStep("exchanged"); err != nil {
+			return err
 		}
+		if err := os.RemoveAll(other); err != nil {
+			return fmt.Errorf("forksync: the overlay is updated, but removing the old copy %s failed: %w; remove it by hand", other, err)
+		}
+		return nil
 	case errors.Is(err, errNoExchange):
 		if err := os.Rename(overlay, old); err != nil {
+			os.Rename(other, staged)
 			return fmt.Errorf("forksync: moving the overlay %s aside: %w; nothing changed, the merged copy is in %s", overlay, err, staged)
 		}
-		if err := os.Rename(staged, overlay); err != nil {
+		if err := swapStep("moved-aside"); err != nil {
+			return err
+		}
+		if err := os.Rename(other, overlay); err != nil {
 			if rerr := os.Rename(old, overlay); rerr != nil {
-				return fmt.Errorf("forksync: moving %s into place failed (%v) and so did restoring the overlay from %s (%v); move %s back to %s by hand", staged, err, old, rerr, old, overlay)
+				return fmt.Errorf("forksync: moving %s into place failed (%v) and so did restoring the overlay from %s (%v); move %s back to %s by hand", other, err, old, rerr, old, overlay)
 			}
-			return fmt.Errorf("forksync: moving %s into place: %w; nothing changed", staged, err)
+			return fmt.Errorf("forksync: moving %s into place: %w; nothing changed", other, err)
+		}
+		if err := swapStep("moved-in"); err != nil {
+			return err
 		}
 	default:
+		os.Rename(other, staged)
 		return fmt.Errorf("forksync: swapping %s into %s: %w; nothing changed, the merged copy is in %s", staged, overlay, err, staged)
 	}
 	if err := os.RemoveAll(old); err != nil {
@@ -140,18 +179,23 @@ func swap(staged, overlay string) error {
 
 // recoverSwap finishes or undoes a swap a crash interrupted: with the
 // overlay missing and the old copy present, the old copy goes back (the
-// two-rename path crashed between its renames); a leftover old copy next to
-// an overlay is removed.
+// two-rename path crashed between its renames); then, with an overlay in
+// place, the leftovers beside it (the old copy, the exchange's other side,
+// holding the old overlay or an unused staged one) are removed.
 func recoverSwap(overlay string) error {
 	old := oldDir(overlay)
-	if _, err := os.Stat(old); err != nil {
-		return nil
-	}
 	if _, err := os.Stat(overlay); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(old); err != nil {
+			return nil // no overlay and nothing to restore it from: the caller says so
+		}
 		if err := os.Rename(old, overlay); err != nil {
 			return fmt.Errorf("forksync: restoring the overlay %s from %s after an interrupted sync: %w; move it back by hand", overlay, old, err)
 		}
-		return nil
 	}
-	return os.RemoveAll(old)
+	for _, d := range []string{old, swapDir(overlay)} {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("forksync: removing %s, left by an interrupted sync: %w; remove it by hand", d, err)
+		}
+	}
+	return nil
 }

@@ -103,17 +103,30 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err := recoverSwap(o.Overlay); err != nil {
 		return nil, err
 	}
-	upData, err := os.ReadFile(filepath.Join(o.Overlay, records.UpstreamName))
+	upFile := filepath.Join(o.Overlay, records.UpstreamName)
+	upData, err := os.ReadFile(upFile)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: reading %s: %w; an overlay synced from a fork keeps UPSTREAM at its root with `commit: <fork commit>`", filepath.Join(o.Overlay, records.UpstreamName), err)
+		return nil, fmt.Errorf("forksync: reading %s: %w; an overlay synced from a fork keeps UPSTREAM at its root with `commit: <fork commit>`", upFile, err)
 	}
 	up, _ := records.ParseUpstream(upData)
 	from, ok := up.Get("commit")
 	if !ok || from.Value == "" {
-		return nil, fmt.Errorf("forksync: %s has no `commit:` line; add `commit: <the fork commit the overlay was copied from>`", filepath.Join(o.Overlay, records.UpstreamName))
+		return nil, fmt.Errorf("forksync: %s has no `commit:` line; add `commit: <the fork commit the overlay was copied from>`", upFile)
+	}
+	if err := checkRecordRev(upFile, from); err != nil {
+		return nil, err
+	}
+	if err := checkArgRev("overlay sync: the fork commit", o.Commit, "give a commit id or a branch of the fork"); err != nil {
+		return nil, err
+	}
+	if err := checkRepos(o.Fork.Git, o.Upstream); err != nil {
+		return nil, err
 	}
 	res := &SyncResult{}
-	if b, ok := up.Get("fork_upstream_merge_base"); ok {
+	if b, ok := up.Get("fork_upstream_merge_base"); ok && b.Value != "" {
+		if err := checkRecordRev(upFile, b); err != nil {
+			return nil, err
+		}
 		res.Base = b.Value
 	}
 	revs := []string{from.Value, o.Commit}
@@ -352,14 +365,14 @@ func (p *syncPlan) conflict(path string, staged Blob, why string) {
 // FETCH_HEAD: the mirror's refs stay the fork's) and returns the merge base
 // of commit with it. A note instead says why it kept UPSTREAM's.
 func (r *Repo) mergeBase(ctx context.Context, commit, upstream string) (string, string) {
-	if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--no-tags", upstream, "HEAD"); err != nil {
+	if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--no-tags", "--", upstream, "HEAD"); err != nil {
 		return "", fmt.Sprintf("could not fetch MLX's HEAD from %s to compute the fork's merge base (%v); UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
 	}
 	head, err := git(ctx, r.Dir, "rev-parse", "FETCH_HEAD")
 	if err != nil {
 		return "", fmt.Sprintf("reading FETCH_HEAD after fetching %s: %v; UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
 	}
-	mb, err := git(ctx, r.Dir, "merge-base", commit, head)
+	mb, err := git(ctx, r.Dir, "merge-base", "--end-of-options", commit, head)
 	if err != nil || mb == "" {
 		return "", fmt.Sprintf("fork commit %s and MLX's HEAD %s have no common ancestor; UPSTREAM's fork_upstream_merge_base was kept", short(commit), short(head))
 	}

@@ -26,36 +26,14 @@ func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Fil
 	if len(paths) == 0 {
 		return out, nil
 	}
-	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", commit, "--"}, paths...)
+	args := append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--"}, paths...)
 	res, err := gitRaw(ctx, r.Dir, args...)
 	if err != nil {
 		return nil, fmt.Errorf("forksync: listing %s at %s in %s: %w", strings.Join(paths, ", "), short(commit), r.URL, err)
 	}
-	type entry struct {
-		path, id string
-		exec     bool
-	}
-	var entries []entry
-	for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("forksync: unexpected git ls-tree line %q", rec)
-		}
-		switch f[1] {
-		case "blob":
-		case "commit":
-			continue // a submodule: not part of an overlay
-		default:
-			return nil, fmt.Errorf("forksync: unexpected object %s at %s", f[1], path)
-		}
-		if f[0] == "120000" {
-			return nil, fmt.Errorf("forksync: %s is a symbolic link at %s in %s; overlays hold regular files only: replace the link with the file in the fork, or leave the directory out of fork.dirs", path, short(commit), r.URL)
-		}
-		entries = append(entries, entry{string(path), f[2], f[0] == "100755"})
+	entries, err := parseLsTree(res.Stdout, commit, r.URL)
+	if err != nil {
+		return nil, err
 	}
 	if len(entries) == 0 {
 		return out, nil
@@ -68,21 +46,65 @@ func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Fil
 	if err != nil {
 		return nil, fmt.Errorf("forksync: reading files at %s in %s: %w", short(commit), r.URL, err)
 	}
-	rest := res.Stdout
+	if err := parseCatFileBatch(res.Stdout, entries, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// treeEntry is one file of `git ls-tree -r -z`.
+type treeEntry struct {
+	path, id string
+	exec     bool
+}
+
+// parseLsTree reads `git ls-tree -r -z` output ("<mode> <type> <id>\t<path>"
+// records ended by NUL): blobs become entries, submodules are skipped, and
+// symbolic links or other objects are errors (overlays hold regular files).
+func parseLsTree(out []byte, commit, url string) ([]treeEntry, error) {
+	var entries []treeEntry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 || len(path) == 0 {
+			return nil, fmt.Errorf("forksync: unexpected git ls-tree line %q", rec)
+		}
+		switch f[1] {
+		case "blob":
+		case "commit":
+			continue // a submodule: not part of an overlay
+		default:
+			return nil, fmt.Errorf("forksync: unexpected object %s at %s", f[1], path)
+		}
+		if f[0] == "120000" {
+			return nil, fmt.Errorf("forksync: %s is a symbolic link at %s in %s; overlays hold regular files only: replace the link with the file in the fork, or leave the directory out of fork.dirs", path, short(commit), url)
+		}
+		entries = append(entries, treeEntry{string(path), f[2], f[0] == "100755"})
+	}
+	return entries, nil
+}
+
+// parseCatFileBatch reads `git cat-file --batch` output for entries, in
+// their order ("<id> <type> <size>\n<content>\n" each), into out.
+func parseCatFileBatch(stdout []byte, entries []treeEntry, out Files) error {
+	rest := stdout
 	for _, e := range entries {
 		header, body, ok := bytes.Cut(rest, []byte{'\n'})
 		f := strings.Fields(string(header))
 		if !ok || len(f) != 3 || f[0] != e.id {
-			return nil, fmt.Errorf("forksync: unexpected git cat-file output for %s: %q", e.path, header)
+			return fmt.Errorf("forksync: unexpected git cat-file output for %s: %q", e.path, header)
 		}
 		n, err := strconv.Atoi(f[2])
-		if err != nil || n+1 > len(body) {
-			return nil, fmt.Errorf("forksync: truncated git cat-file output for %s", e.path)
+		if err != nil || n < 0 || n+1 > len(body) {
+			return fmt.Errorf("forksync: truncated git cat-file output for %s", e.path)
 		}
 		out[e.path] = Blob{Data: body[:n:n], Exec: e.exec}
 		rest = body[n+1:]
 	}
-	return out, nil
+	return nil
 }
 
 // short abbreviates a commit id for messages.

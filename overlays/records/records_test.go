@@ -170,3 +170,19 @@ func TestStatusTrailingPeriod(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamFieldColumns: each field's Col is the 1-based byte column of
+// its value, past indent, key, colon and blanks, so errors point at it.
+func TestUpstreamFieldColumns(t *testing.T) {
+	u, probs := ParseUpstream([]byte("# c\ncommit: abc\r\n  fork_upstream_merge_base:\t  def \nlicense:\n"))
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	want := map[string][2]int{"commit": {2, 9}, "fork_upstream_merge_base": {3, 31}, "license": {4, 9}}
+	for key, lc := range want {
+		f, ok := u.Get(key)
+		if !ok || f.Line != lc[0] || f.Col != lc[1] {
+			t.Errorf("%s: line %d col %d (found %v), want %d:%d", key, f.Line, f.Col, ok, lc[0], lc[1])
+		}
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Field is one `key: value` line of UPSTREAM.
 type Field struct {
 	Key, Value string
 	Line       int // 1-based
+	Col        int // 1-based byte column of Value (of the line's end when Value is empty)
 }
 
 // Upstream is a parsed UPSTREAM file, its fields in file order.
@@ -56,7 +58,11 @@ func ParseUpstream(data []byte) (Upstream, []Problem) {
 			continue
 		}
 		seen[key] = n
-		u.Fields = append(u.Fields, Field{Key: key, Value: strings.TrimSpace(value), Line: n})
+		// The value starts after the line's indent, the key's colon and the
+		// blanks after it.
+		col := len(raw) - len(strings.TrimLeftFunc(raw, unicode.IsSpace)) + strings.Index(line, ":") + 1 +
+			len(value) - len(strings.TrimLeftFunc(value, unicode.IsSpace)) + 1
+		u.Fields = append(u.Fields, Field{Key: key, Value: strings.TrimSpace(value), Line: n, Col: col})
 	}
 	return u, probs
 }

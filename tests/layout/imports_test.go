@@ -138,7 +138,9 @@ var rules = []rule{
 	{"configs/ reads files and runs no processes",
 		pkgIn("configs"),
 		func(imp string) bool {
-			return imp == startsProcess || localIn("internal/proc", "internal/gitrun", "internal/cmake", "internal/compilecache")(imp)
+			// internal/gitrun is allowed for its pure checks of revisions and
+			// URLs (CheckRev, CheckRepo), which the project file needs.
+			return imp == startsProcess || localIn("internal/proc", "internal/cmake", "internal/compilecache")(imp)
 		}},
 	{"overlays/ materializes trees and syncs forks; it does not know backends' link code or the build flow",
 		pkgIn("overlays"), localIn("backends", "internal/flow", "internal/cmake", "internal/compilecache", "targets")},

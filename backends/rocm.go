@@ -13,7 +13,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -54,7 +54,7 @@ const probeTimeout = 60 * time.Second
 func LocateROCm(env func(string) string) (*ROCm, error) {
 	if p := env("ROCM_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
-			return nil, configs.Usagef("ROCM_PATH: %v", err)
+			return nil, fail.Configf("ROCM_PATH: %v", err)
 		}
 		r, err := inspectROCm(p, env)
 		if err != nil {
@@ -198,7 +198,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	var cands []string
 	if p := env("HIP_CLANG_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
-			return configs.Usagef("HIP_CLANG_PATH: %v", err)
+			return fail.Configf("HIP_CLANG_PATH: %v", err)
 		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}

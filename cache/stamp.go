@@ -67,7 +67,7 @@ func WriteStamp(path string, s *Stamp) error {
 	if err != nil {
 		return fmt.Errorf("cache: encoding stamp %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	return atomicWrite("stamp", path, append(data, '\n'))
 }
 
 // Change is one input that differs between two stamps. Old is empty for an

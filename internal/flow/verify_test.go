@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/internal/verify"
@@ -186,8 +186,7 @@ func TestVerifyEngineScopes(t *testing.T) {
 
 	testutil.WriteFile(t, yamlFile, string(base)+"    verify:\n      wave32: { scope: engine }\n")
 	_, err = flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
-	var coded interface{ ExitStatus() int }
-	if err == nil || !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), "mlxbuild.yaml:8:") || !strings.Contains(err.Error(), "overlay, tree or repo") {
+	if err == nil || fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), "mlxbuild.yaml:8:") || !strings.Contains(err.Error(), "overlay, tree or repo") {
 		t.Errorf("scope: engine gave %v, want a usage error at mlxbuild.yaml:8 naming the three scopes", err)
 	}
 }

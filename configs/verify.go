@@ -153,7 +153,7 @@ func (p *Project) validateVerify(ps *problems, base string, v *Verify) {
 		ps.add(p.pos(base+".license_headers.header_lines"), "license_headers.header_lines is %d; give 0 or more", l.HeaderLines)
 	}
 	for _, f := range v.folders() {
-		p.validateFolder(ps, base+"."+f.key, f.scope, f.root)
+		p.validateFolder(ps, base, f)
 	}
 	seen := map[string]bool{}
 	for i, r := range v.Rules {
@@ -216,13 +216,14 @@ func (v *Verify) folders() []sectionFolder {
 
 // validateFolder refuses a scope that is not overlay, tree or repo, and a
 // root that would leave its scope.
-func (p *Project) validateFolder(ps *problems, key, scope, root string) {
-	switch scope {
+func (p *Project) validateFolder(ps *problems, base string, f sectionFolder) {
+	key := base + "." + f.key
+	switch f.scope {
 	case "", "overlay", "tree", "repo":
 	default:
-		ps.add(p.pos(key+".scope"), "scope is %q; use overlay, tree or repo", scope)
+		ps.add(p.pos(key+".scope"), "%s.scope is %q; use overlay, tree or repo", f.key, f.scope)
 	}
-	if root != "" && (filepath.IsAbs(root) || !filepath.IsLocal(filepath.FromSlash(root))) {
-		ps.add(p.pos(key+".root"), "root %q must be a folder inside the scope, written relative to it", root)
+	if f.root != "" && (filepath.IsAbs(f.root) || !filepath.IsLocal(filepath.FromSlash(f.root))) {
+		ps.add(p.pos(key+".root"), "%s.root %q must be a folder inside the scope, written relative to it", f.key, f.root)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	mlxcache "github.com/mlxbuild/mlxbuild/cache"
+
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
@@ -146,6 +148,9 @@ func TestVerifyEngineScopes(t *testing.T) {
 	// project's sources: a defect there is no finding.
 	cache := filepath.Join(p.Dir, "target", "mlxbuild")
 	t.Setenv("MLXBUILD_CACHE", cache)
+	if err := mlxcache.EnsureRoot(cache); err != nil { // mlxbuild's own, as a build leaves it
+		t.Fatal(err)
+	}
 	testutil.WriteFile(t, filepath.Join(cache, "rocm", "tree", "gate.rs"), "fn f() -> bool { metal_is_available() || cuda_is_available() }\n")
 	section := `    verify:
       kernel_keys:

@@ -1,29 +1,33 @@
 //go:build mage
 
-// mlxbuild's own magefile: every target of the importable package targets,
-// as a parent repository would import them, over this repository's
-// mlxbuild.yaml (the bundled example), plus the repository's own checks.
+// Every target of package targets is imported as a parent repository
+// would, over this repository's mlxbuild.yaml (the bundled example). Mage
+// prints the package comment below in full under -l: keep it one line.
+
+// mlxbuild's own magefile: the importable targets over the example, and CI.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"strings"
 
 	//mage:import
 	_ "github.com/mlxbuild/mlxbuild/targets"
 )
 
-// Test runs what CI runs: gofmt, go vet and every test (CI=true makes a
-// test that lacks a tool fail instead of skip).
+// Test runs what CI runs: gofmt, go vet and every test. CI=true makes a
+// test that lacks a tool fail instead of skip.
 func Test() error {
-	out, err := exec.Command("gofmt", "-l", ".").Output()
+	res, err := proc.Run(context.Background(), proc.Cmd{Path: "gofmt", Args: []string{"-l", "."}})
 	if err != nil {
 		return fmt.Errorf("gofmt: %w", err)
 	}
 	var bad []string
-	for _, f := range strings.Fields(string(out)) {
+	for _, f := range strings.Fields(string(res.Stdout)) {
 		if !strings.Contains(f, "testdata/") {
 			bad = append(bad, f)
 		}
@@ -45,8 +49,6 @@ func run(name string, args ...string) error { return runEnv(nil, name, args...) 
 
 func runEnv(env []string, name string, args ...string) error {
 	fmt.Fprintf(os.Stderr, "==> %s%s %s\n", strings.Join(append(env, ""), " "), name, strings.Join(args, " "))
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return cmd.Run()
+	_, err := proc.Run(context.Background(), proc.Cmd{Path: name, Args: args, Env: append(os.Environ(), env...), Stdout: os.Stdout, Stderr: os.Stderr})
+	return err
 }

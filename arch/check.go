@@ -154,9 +154,9 @@ func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
 		if len(missing) > 0 {
 			mismatch = true
 			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: no code for %s (it would fail with hipErrorNoBinaryForGpu); rebuild with %s=%s",
-				Join(bin.ROCm), against(r, EnvROCm), Join(missing), EnvROCm, Join(r.Targets)))
+				Join(bin.ROCm), against(r, o.variable(EnvROCm)), Join(missing), o.variable(EnvROCm), Join(r.Targets)))
 		} else {
-			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: every GPU has code", Join(bin.ROCm), against(r, EnvROCm)))
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: every GPU has code", Join(bin.ROCm), against(r, o.variable(EnvROCm))))
 		}
 	}
 	if len(bin.SASS) > 0 || len(bin.PTX) > 0 {
@@ -175,9 +175,9 @@ func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
 		if len(missing) > 0 {
 			mismatch = true
 			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: no code for %s (it would fail with \"invalid device function\"); rebuild with %s=%s",
-				cudaBuiltList(bin), against(r, EnvCUDA), Join(missing), EnvCUDA, Join(r.Targets)))
+				cudaBuiltList(bin), against(r, o.variable(EnvCUDA)), Join(missing), o.variable(EnvCUDA), Join(r.Targets)))
 		} else {
-			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: every GPU has code", cudaBuiltList(bin), against(r, EnvCUDA)))
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: every GPU has code", cudaBuiltList(bin), against(r, o.variable(EnvCUDA))))
 		}
 	}
 	if mismatch {
@@ -247,6 +247,3 @@ func cudaRunsAny(b Binary, m string) bool {
 	}
 	return false
 }
-
-// ExitStatus makes Mage exit 1 on a mismatch (targets.failed keeps it).
-func (e *MismatchError) ExitStatus() int { return 1 }

@@ -2,10 +2,11 @@ package arch
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // envOptions gives MLX_ROCM_ARCHITECTURES / MLX_CUDA_ARCHITECTURES = v and
@@ -44,8 +45,7 @@ func FuzzArchEnv(f *testing.F) {
 		}
 		r, err := resolve(context.Background(), envOptions(name, v, dir))
 		if err != nil {
-			var st interface{ ExitStatus() int }
-			if !errors.As(err, &st) || st.ExitStatus() != 2 || !strings.Contains(err.Error(), name) {
+			if fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), name) {
 				t.Fatalf("%s=%q: want a configuration error naming the variable, got %T %v", name, v, err, err)
 			}
 			return

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Environment variables this package reads.
@@ -31,6 +33,29 @@ type Options struct {
 	// Default is a spec's default list, used with a warning when nothing
 	// else resolves (may be nil: then resolution fails).
 	Default []string
+	// Var is the spec's architectures.env, the variable that overrides
+	// the probes; "" is the backend's own (MLX_ROCM_ARCHITECTURES,
+	// MLX_CUDA_ARCHITECTURES).
+	Var string
+	// Probes is the spec's architectures.probes, in the order they are
+	// tried; nil is the backend's own order (kfd then rocminfo; nvidia-smi).
+	Probes []string
+}
+
+// variable is the overriding variable's name for backend.
+func (o Options) variable(def string) string {
+	if o.Var != "" {
+		return o.Var
+	}
+	return def
+}
+
+// probes is the probe order, or def when the spec gives none.
+func (o Options) probes(def ...string) []string {
+	if o.Probes != nil {
+		return o.Probes
+	}
+	return def
 }
 
 // Result is a resolved list of targets and its story.
@@ -135,6 +160,6 @@ func (o Options) findTool(name, dir string) (string, bool) {
 	return "", false
 }
 
-// ExitStatus is 2: a variable that does not parse is bad configuration, so
-// every target that resolves architectures exits as arch:rocm does.
-func (e *InvalidEnvError) ExitStatus() int { return 2 }
+// Kind is configuration: a variable that does not parse is the user's to
+// fix.
+func (e *InvalidEnvError) Kind() fail.Kind { return fail.Config }

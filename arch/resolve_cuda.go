@@ -7,14 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
-// ResolveCUDA finds the CUDA architectures to build for:
-// MLX_CUDA_ARCHITECTURES (CMake's native, all and all-major pass through),
-// else every row of nvidia-smi's compute_cap query, else o.Default with a
-// warning. There is no silent default: when nothing resolves it returns a
-// *ResolveError naming MLX_CUDA_ARCHITECTURES.
+// ResolveCUDA finds the CUDA architectures to build for: the variable
+// (o.Var, default MLX_CUDA_ARCHITECTURES; CMake's native, all and all-major
+// pass through), else every row of nvidia-smi's compute_cap query (the one
+// probe o.Probes may name), else o.Default with a warning. There is no
+// silent default: when nothing resolves it returns a *ResolveError naming
+// the variable.
 func ResolveCUDA(ctx context.Context, o Options) (Result, error) {
 	var r Result
 	if v := o.getenv("CUDA_VISIBLE_DEVICES"); v != "" {
@@ -24,21 +26,27 @@ func ResolveCUDA(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	if v := o.getenv(EnvCUDA); strings.TrimSpace(v) != "" {
-		targets, err := fromEnv(CUDA, EnvCUDA, v)
+	name := o.variable(EnvCUDA)
+	if v := o.getenv(name); strings.TrimSpace(v) != "" {
+		targets, err := fromEnv(CUDA, name, v)
 		if err != nil {
 			return r, err
 		}
-		return finish(CUDA, r, targets, "env "+EnvCUDA), nil
+		return finish(CUDA, r, targets, "env "+name), nil
 	}
-	r.Tried = append(r.Tried, "env "+EnvCUDA+": not set")
+	r.Tried = append(r.Tried, "env "+name+": not set")
 
-	targets, src, tried := probeNvidiaSMI(ctx, o, timeout)
-	r.Tried = append(r.Tried, tried)
-	if len(targets) > 0 {
-		return finish(CUDA, r, targets, src), nil
+	for _, probe := range o.probes("nvidia-smi") {
+		if probe != "nvidia-smi" {
+			return r, fail.Configf("architectures.probes: %q does not find CUDA GPUs; use nvidia-smi", probe)
+		}
+		targets, src, tried := probeNvidiaSMI(ctx, o, timeout)
+		r.Tried = append(r.Tried, tried)
+		if len(targets) > 0 {
+			return finish(CUDA, r, targets, src), nil
+		}
 	}
-	return fromDefault(CUDA, r, o.Default, &ResolveError{Backend: CUDA, Var: EnvCUDA, Example: "86;90a"})
+	return fromDefault(CUDA, r, o.Default, &ResolveError{Backend: CUDA, Var: name, Example: "86;90a"})
 }
 
 // probeNvidiaSMI runs nvidia-smi ($CUDA_HOME/bin, then PATH).

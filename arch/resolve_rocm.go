@@ -11,14 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
-// ResolveROCm finds the gfx targets to build for: MLX_ROCM_ARCHITECTURES,
-// else the GPU nodes of the KFD topology, else rocminfo's GPU agents, else
-// o.Default with a warning. When nothing resolves it returns a
-// *ResolveError; an invalid name in the variable or the default is an
-// *InvalidEnvError or *InvalidError (configuration errors).
+// ResolveROCm finds the gfx targets to build for: the variable (o.Var,
+// default MLX_ROCM_ARCHITECTURES), else each probe in o.Probes' order
+// (default: the GPU nodes of the KFD topology, then rocminfo's GPU agents),
+// else o.Default with a warning. When nothing resolves it returns a
+// *ResolveError; an invalid or unknown name in the variable or the default
+// is a configuration error.
 func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 	var r Result
 	r.Warnings = rocmEnvWarnings(o)
@@ -26,35 +28,41 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-
-	if v := o.getenv(EnvROCm); strings.TrimSpace(v) != "" {
-		targets, err := fromEnv(ROCm, EnvROCm, v)
+	name := o.variable(EnvROCm)
+	if v := o.getenv(name); strings.TrimSpace(v) != "" {
+		targets, err := fromEnv(ROCm, name, v)
 		if err != nil {
 			return r, err
 		}
-		return finish(ROCm, r, targets, "env "+EnvROCm), nil
+		return finish(ROCm, r, targets, "env "+name), nil
 	}
-	r.Tried = append(r.Tried, "env "+EnvROCm+": not set")
+	r.Tried = append(r.Tried, "env "+name+": not set")
 
-	targets, src, tried, warns := probeKFD(o)
-	r.Tried = append(r.Tried, tried)
-	r.Warnings = append(r.Warnings, warns...)
-	if len(targets) > 0 {
-		return finish(ROCm, r, targets, src), nil
+	for _, probe := range o.probes("kfd", "rocminfo") {
+		var targets []string
+		var src, tried string
+		var warns []string
+		switch probe {
+		case "kfd":
+			targets, src, tried, warns = probeKFD(o)
+		case "rocminfo":
+			// Without the kernel's KFD topology the ROCm runtime, and so
+			// rocminfo, can list no GPU: skip the 50 ms it costs.
+			if why, skip := rocminfoCannotSeeGPU(o); skip {
+				tried = why
+				break
+			}
+			targets, src, tried, warns = probeRocminfo(ctx, o, timeout)
+		default:
+			return r, fail.Configf("architectures.probes: %q does not find ROCm GPUs; use kfd or rocminfo", probe)
+		}
+		r.Tried = append(r.Tried, tried)
+		r.Warnings = append(r.Warnings, warns...)
+		if len(targets) > 0 {
+			return finish(ROCm, r, targets, src), nil
+		}
 	}
-
-	if why, skip := rocminfoCannotSeeGPU(o); skip {
-		r.Tried = append(r.Tried, why)
-		return fromDefault(ROCm, r, o.Default, &ResolveError{Backend: ROCm, Var: EnvROCm, Example: "gfx1100;gfx1151"})
-	}
-	targets, src, tried, warns = probeRocminfo(ctx, o, timeout)
-	r.Tried = append(r.Tried, tried)
-	r.Warnings = append(r.Warnings, warns...)
-	if len(targets) > 0 {
-		return finish(ROCm, r, targets, src), nil
-	}
-
-	return fromDefault(ROCm, r, o.Default, &ResolveError{Backend: ROCm, Var: EnvROCm, Example: "gfx1100;gfx1151"})
+	return fromDefault(ROCm, r, o.Default, &ResolveError{Backend: ROCm, Var: name, Example: "gfx1100;gfx1151"})
 }
 
 // fromEnv splits and validates a user's list.
@@ -66,7 +74,7 @@ func fromEnv(backend, name, v string) ([]string, error) {
 		return nil, &InvalidEnvError{Var: name, Value: v, Why: "lists no architecture", Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend) + ", or unset it to detect the GPUs"}
 	}
 	for _, it := range items {
-		if err := Validate(backend, it); err != nil {
+		if err := ValidateKnown(backend, it); err != nil {
 			return nil, &InvalidEnvError{Var: name, Value: v, Err: err, Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend)}
 		}
 		if cudaKeywords[it] && len(items) > 1 {
@@ -83,21 +91,21 @@ func exampleFor(backend string) string {
 	return `"gfx1100;gfx1151"`
 }
 
-// fromDefault uses a spec's default list with a warning, or fails with fail.
-func fromDefault(backend string, r Result, def []string, fail *ResolveError) (Result, error) {
+// fromDefault uses a spec's default list with a warning, or fails with none.
+func fromDefault(backend string, r Result, def []string, none *ResolveError) (Result, error) {
 	if len(def) > 0 {
 		for _, d := range def {
-			if err := Validate(backend, d); err != nil {
-				return r, fmt.Errorf("the spec's default %s architectures: %w; fix the spec's list", backend, err)
+			if err := ValidateKnown(backend, d); err != nil {
+				return r, fail.AsConfig(fmt.Errorf("the spec's default %s architectures: %w; fix the spec's list", backend, err))
 			}
 		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("no GPU found; building for the spec's default list %s (set %s to choose)", Join(def), fail.Var))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("no GPU found; building for the spec's default list %s (set %s to choose)", Join(def), none.Var))
 		return finish(backend, r, def, "spec default"), nil
 	}
 	r.Tried = append(r.Tried, "spec default: none")
-	fail.Tried = r.Tried
-	fail.Warnings = r.Warnings
-	return r, fail
+	none.Tried = r.Tried
+	none.Warnings = r.Warnings
+	return r, none
 }
 
 // finish sorts, deduplicates and annotates the targets.
@@ -243,7 +251,7 @@ func firstLine(b []byte) string {
 func rocmEnvWarnings(o Options) []string {
 	var w []string
 	if v := o.getenv("HSA_OVERRIDE_GFX_VERSION"); v != "" {
-		w = append(w, fmt.Sprintf("HSA_OVERRIDE_GFX_VERSION=%s is set: rocminfo and the HIP runtime report %s instead of the real processor, while KFD sysfs shows the real one; if the build is meant for the override, set %s=%s", v, overrideName(v), EnvROCm, overrideName(v)))
+		w = append(w, fmt.Sprintf("HSA_OVERRIDE_GFX_VERSION=%s is set: rocminfo and the HIP runtime report %s instead of the real processor, while KFD sysfs shows the real one; if the build is meant for the override, set %s=%s", v, overrideName(v), o.variable(EnvROCm), overrideName(v)))
 	}
 	for i := 0; i < 32; i++ {
 		k := "HSA_OVERRIDE_GFX_VERSION_" + strconv.Itoa(i)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 func TestROCmEnvWins(t *testing.T) {
@@ -48,7 +50,7 @@ func TestEmptyArchitectureListIsRefused(t *testing.T) {
 		env[EnvROCm] = bad
 		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 		var inv *InvalidEnvError
-		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.ExitStatus() != 2 || !strings.Contains(err.Error(), "lists no architecture") {
+		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.Kind() != fail.Config || !strings.Contains(err.Error(), "lists no architecture") {
 			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvROCm, bad, err)
 		}
 		env[EnvCUDA] = bad

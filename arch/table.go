@@ -1,7 +1,8 @@
 package arch
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -83,6 +84,51 @@ func KnownTargets() []string {
 	for n := range known {
 		out = append(out, n)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
+}
+
+// Nearest returns up to n processors of the table closest to name by edit
+// distance (ties in name order), for "did you mean" suggestions.
+func Nearest(name string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for k := range known {
+		cs = append(cs, cand{k, editDistance(name, k)})
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.d, b.d), strings.Compare(a.name, b.name))
+	})
+	var out []string
+	for _, c := range cs {
+		if len(out) == n || c.d > len(name)/2 {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of two ASCII names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

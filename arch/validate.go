@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Backends whose target names Validate knows.
@@ -82,6 +84,26 @@ func validateROCm(name string) error {
 	return nil
 }
 
+// ValidateKnown is Validate that, for ROCm, also refuses a well-formed name
+// the gfx table does not hold (gfx9999): no toolchain compiles for it, so
+// it is a typo, reported with the nearest names the table knows.
+func ValidateKnown(backend, name string) error {
+	if err := Validate(backend, name); err != nil {
+		return err
+	}
+	if backend != ROCm {
+		return nil
+	}
+	if _, ok := Lookup(name); !ok {
+		why := "not a target mlxbuild's table knows (LLVM AMDGPUUsage)"
+		if near := Nearest(Processor(name), 3); len(near) > 0 {
+			why += "; did you mean " + strings.Join(near, ", ") + "?"
+		}
+		return &InvalidError{ROCm, name, why}
+	}
+	return nil
+}
+
 // Join renders targets the way CMake lists take them: ";"-joined.
 func Join(targets []string) string { return strings.Join(targets, ";") }
 
@@ -93,5 +115,5 @@ func Split(s string) []string {
 	})
 }
 
-// ExitStatus is 2: a malformed target name is bad configuration.
-func (e *InvalidError) ExitStatus() int { return 2 }
+// Kind is configuration: a malformed target name is the user's to fix.
+func (e *InvalidError) Kind() fail.Kind { return fail.Config }

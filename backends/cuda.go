@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -33,7 +33,7 @@ var defaultCUDARoot = "/usr/local/cuda"
 func LocateCUDA(env func(string) string) (*CUDA, error) {
 	if h := env("CUDA_HOME"); h != "" {
 		if err := safepath.CheckControl(h); err != nil {
-			return nil, configs.Usagef("CUDA_HOME: %v", err)
+			return nil, fail.Configf("CUDA_HOME: %v", err)
 		}
 		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"))
 		if err != nil {

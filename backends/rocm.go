@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -77,7 +77,7 @@ func LocateROCmCached(env func(string) string, cacheDir string) (*ROCm, error) {
 func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
 	if p := w.getenv(env, "ROCM_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
-			return nil, configs.Usagef("ROCM_PATH: %v", err)
+			return nil, fail.Configf("ROCM_PATH: %v", err)
 		}
 		r, err := inspectROCm(p, env, w)
 		if err != nil {
@@ -223,7 +223,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	var cands []string
 	if p := r.seen.getenv(env, "HIP_CLANG_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
-			return configs.Usagef("HIP_CLANG_PATH: %v", err)
+			return fail.Configf("HIP_CLANG_PATH: %v", err)
 		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Request is one backend asked for, and by whom.
@@ -47,7 +48,7 @@ func Select(reqs []Request, goos string, spec func(string) (*configs.Spec, error
 	for _, r := range reqs {
 		if !slices.Contains(configs.Names, r.Backend) {
 			err := configs.UnknownBackend(r.Backend)
-			return "", configs.Usagef("%v (requested by %s)", err, r.From)
+			return "", fail.Configf("%v (requested by %s)", err, r.From)
 		}
 		if _, ok := byName[r.Backend]; !ok {
 			order = append(order, r.Backend)
@@ -71,7 +72,7 @@ func Select(reqs []Request, goos string, spec func(string) (*configs.Spec, error
 		if s, err := spec(a); err == nil && slices.Contains(s.Conflicts, b) {
 			why = fmt.Sprintf("the %s spec declares it conflicts with %s (MLX links exactly one GPU backend)", a, b)
 		}
-		return "", configs.Usagef("cannot build %s (requested by %s) together with %s (requested by %s): %s; request one of them",
+		return "", fail.Configf("cannot build %s (requested by %s) together with %s (requested by %s): %s; request one of them",
 			a, strings.Join(byName[a], ", "), b, strings.Join(byName[b], ", "), why)
 	}
 	s, err := spec(chosen)
@@ -81,7 +82,7 @@ func Select(reqs []Request, goos string, spec func(string) (*configs.Spec, error
 	if !slices.Contains(s.Platforms, goos) {
 		plats := append([]string(nil), s.Platforms...)
 		sort.Strings(plats)
-		return "", configs.Usagef("backend %s builds only on %s, and this machine is %s; build cpu here or build %s on a %s machine",
+		return "", fail.Configf("backend %s builds only on %s, and this machine is %s; build cpu here or build %s on a %s machine",
 			chosen, strings.Join(plats, " or "), goos, chosen, plats[0])
 	}
 	return chosen, nil

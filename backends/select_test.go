@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // TestSelectMatrix runs every backend on every platform, alone and combined
@@ -41,7 +42,7 @@ func TestSelectMatrix(t *testing.T) {
 						}
 					}
 					if err != nil {
-						if e, ok := err.(interface{ ExitStatus() int }); !ok || e.ExitStatus() != 2 {
+						if fail.ExitCode(err) != 2 {
 							t.Fatalf("selection errors exit 2, got %T", err)
 						}
 					}

@@ -86,5 +86,5 @@ func WriteConfigureRecord(buildDir string, r ConfigureRecord) error {
 	if err != nil {
 		return fmt.Errorf("cache: encoding the configure record: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(buildDir, ConfigureRecordFile), append(data, '\n'))
+	return atomicWrite("configure record", filepath.Join(buildDir, ConfigureRecordFile), append(data, '\n'))
 }

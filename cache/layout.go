@@ -90,17 +90,10 @@ func checkBackend(b string) error {
 	return nil
 }
 
-// writeFileAtomic replaces path with data: a temporary file in the same
-// directory, synced, then renamed, so a reader sees the old or the new file,
-// never a torn one.
-func writeFileAtomic(path string, data []byte) error {
-	err := atomicfile.Options{Perm: 0o644, TempPattern: ".tmp-" + filepath.Base(path) + "-*"}.Write(path, data)
-	switch {
-	case err == nil:
-		return nil
-	case atomicfile.IsCreate(err):
-		return fmt.Errorf("cache: writing %s: %w; check that its directory exists and is writable", path, err)
-	default:
-		return fmt.Errorf("cache: writing %s: %w; check free space and permissions", path, err)
-	}
+// atomicWrite replaces a cache file (temporary file, fsync, rename) so a
+// reader sees the old or the new file, never a torn one; what names it in
+// errors. Temporary files are named .tmp-<base>-* so a later run knows its
+// own leftovers.
+func atomicWrite(what, path string, data []byte) error {
+	return atomicfile.Options{Perm: 0o644, What: what, TempPattern: ".tmp-" + filepath.Base(path) + "-*"}.Write(path, data)
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // OwnerError says that a backend's cache directory belongs to another
@@ -22,8 +24,8 @@ func (e *OwnerError) Error() string {
 		e.Dir, e.Owner, e.Project, filepath.Base(e.Dir))
 }
 
-// ExitStatus is 2: a shared cache root is a configuration mistake.
-func (e *OwnerError) ExitStatus() int { return 2 }
+// Kind is Config: a shared cache root is a configuration mistake.
+func (e *OwnerError) Kind() fail.Kind { return fail.Config }
 
 // claimOwner records project (resolved, so a symlinked checkout is the same
 // project) as the owner of l.Dir, or refuses when another project already
@@ -52,7 +54,7 @@ func claimOwner(l Layout, project string) error {
 		if string(old) == abs+"\n" {
 			return nil
 		}
-		return writeFileAtomic(l.Owner, []byte(abs+"\n"))
+		return atomicWrite("owner record", l.Owner, []byte(abs+"\n"))
 	case err != nil:
 		return fmt.Errorf("cache: reading %s: %w", l.Owner, err)
 	}

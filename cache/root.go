@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // tagName and tagBody mark a directory as mlxbuild's cache, both for
@@ -32,8 +34,8 @@ func (e *ForeignRootError) Error() string {
 	return fmt.Sprintf("%s %s", e.Root, e.Reason)
 }
 
-// ExitStatus is 2: the cache root is a configuration mistake.
-func (e *ForeignRootError) ExitStatus() int { return 2 }
+// Kind is Config: the cache root is a configuration mistake.
+func (e *ForeignRootError) Kind() fail.Kind { return fail.Config }
 
 // CheckRoot reports whether root may be used as mlxbuild's cache: it does
 // not exist yet, is an empty directory, or holds mlxbuild's CACHEDIR.TAG.
@@ -85,7 +87,7 @@ func EnsureRoot(root string) error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
 	}
-	return writeFileAtomic(filepath.Join(root, tagName), []byte(tagBody))
+	return atomicWrite("cache tag", filepath.Join(root, tagName), []byte(tagBody))
 }
 
 func isEmptyDir(dir string) (bool, error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -39,7 +40,7 @@ func TestEnsureRootTagsOnlyItsOwnDirectory(t *testing.T) {
 		before := testutil.Snapshot(t, base)
 		err := EnsureRoot(dir)
 		var fe *ForeignRootError
-		if !errors.As(err, &fe) || fe.ExitStatus() != 2 || !strings.Contains(err.Error(), dir) {
+		if !errors.As(err, &fe) || fe.Kind() != fail.Config || !strings.Contains(err.Error(), dir) {
 			t.Errorf("EnsureRoot(%s) = %v, want a ForeignRootError naming it", dir, err)
 		}
 		if diff := testutil.SnapshotDiff(before, testutil.Snapshot(t, base)); diff != "" {
@@ -106,7 +107,7 @@ func TestPrepareRefusesAnotherProjectsDirectory(t *testing.T) {
 	}
 	err := Prepare(l, b)
 	var oe *OwnerError
-	if !errors.As(err, &oe) || oe.ExitStatus() != 2 || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "MLXBUILD_CACHE") {
+	if !errors.As(err, &oe) || oe.Kind() != fail.Config || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "MLXBUILD_CACHE") {
 		t.Errorf("a second project: %v", err)
 	}
 	// Another backend of the shared root is free to claim.

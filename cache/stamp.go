@@ -74,7 +74,7 @@ func WriteStamp(path string, s *Stamp) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	return writeFileAtomic(path, data)
+	return atomicWrite("stamp", path, data)
 }
 
 // Change is one input that differs between two stamps. Old is empty for an

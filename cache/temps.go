@@ -8,7 +8,7 @@ import (
 
 // tempPatterns match what mlxbuild's own atomic writes leave in the
 // backend's directory when they are killed: the temporary files of the
-// stamp and the owner record (writeFileAtomic), of the tree manifest
+// stamp and the owner record (atomicWrite), of the tree manifest
 // (overlays' manifest writer, which names them ".mlxbuild-tmp-manifest-*";
 // cache cannot import overlays) and the staged generations and links of the
 // out/ directory (atomicfile.ReplaceDir, ".out-*").

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
@@ -72,11 +73,11 @@ func (c *Config) cacheRootError(why string) error {
 	const own = "a directory of mlxbuild's own, such as target/mlxbuild beside the project file"
 	switch {
 	case strings.HasPrefix(c.CacheRoot.Origin, "env "):
-		return Usagef("MLXBUILD_CACHE=%s: %s; mlxbuild writes there and cache:clean removes what it made, so set MLXBUILD_CACHE to %s", c.CacheRoot.Value, why, own)
+		return fail.Configf("MLXBUILD_CACHE=%s: %s; mlxbuild writes there and cache:clean removes what it made, so set MLXBUILD_CACHE to %s", c.CacheRoot.Value, why, own)
 	case strings.HasPrefix(c.CacheRoot.Origin, "project "):
 		return &ConfigError{Problems: []Problem{{Pos: c.Project.pos("cache"), Msg: fmt.Sprintf("cache: %s; mlxbuild writes there and cache:clean removes what it made, so point cache: at %s", why, own)}}}
 	}
-	return Usagef("the default cache %s: %s; set cache: in %s or MLXBUILD_CACHE to a directory of mlxbuild's own", c.CacheRoot.Value, why, c.Project.File)
+	return fail.Configf("the default cache %s: %s; set cache: in %s or MLXBUILD_CACHE to a directory of mlxbuild's own", c.CacheRoot.Value, why, c.Project.File)
 }
 
 // namedPath is a path the project file names, with its key for messages.

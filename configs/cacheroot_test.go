@@ -1,12 +1,12 @@
 package configs
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -52,8 +52,7 @@ func TestCacheRootRefused(t *testing.T) {
 		testutil.WriteFile(t, file, yaml)
 		env := map[string]string{"MLXBUILD_CACHE": c.env, "HOME": home, "XDG_CACHE_HOME": c.xdg}
 		_, err := LoadConfig(dir, func(k string) string { return env[k] })
-		var coded interface{ ExitStatus() int }
-		if !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), c.want) {
+		if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("cache %q, MLXBUILD_CACHE %q: got %v, want exit 2 and %q", c.cache, c.env, err, c.want)
 		}
 		if c.env != "" && err != nil && !strings.Contains(err.Error(), "MLXBUILD_CACHE=") {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Setting is a resolved value with the layer it came from, so plan output
@@ -56,7 +58,7 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	if j := env("MLXBUILD_JOBS"); j != "" {
 		n, err := strconv.Atoi(j)
 		if err != nil || n < 1 {
-			return nil, Usagef("MLXBUILD_JOBS=%q: give a whole number of parallel jobs, 1 or more", j)
+			return nil, fail.Configf("MLXBUILD_JOBS=%q: give a whole number of parallel jobs, 1 or more", j)
 		}
 		c.Jobs = Setting{j, "env MLXBUILD_JOBS"}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files from the current output")
@@ -47,8 +49,8 @@ func runGolden(t *testing.T, dir string, load func(string, []byte) error) {
 			if !errors.As(lerr, &ce) {
 				t.Fatalf("want a *ConfigError (exit 2), got %T: %v", lerr, lerr)
 			}
-			if ce.ExitStatus() != 2 {
-				t.Fatalf("exit status %d, want 2", ce.ExitStatus())
+			if code := fail.ExitCode(lerr); code != 2 {
+				t.Fatalf("exit status %d, want 2", code)
 			}
 			got := lerr.Error() + "\n"
 			golden := strings.TrimSuffix(f, ".yaml") + ".golden"

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // ParseSpec strictly decodes and validates a complete spec. file names it
@@ -82,7 +84,7 @@ func LoadSpecFile(path string) (*Spec, error) {
 // UnknownBackend is the usage error for a backend name mlxbuild does not build, with a suggestion.
 func UnknownBackend(name string) error {
 	if s := suggest(name, Names); s != "" {
-		return Usagef("unknown backend %q; did you mean %q? Request one of cpu, rocm, cuda, metal", name, s)
+		return fail.Configf("unknown backend %q; did you mean %q? Request one of cpu, rocm, cuda, metal", name, s)
 	}
-	return Usagef("unknown backend %q: mlxbuild builds cpu, rocm, cuda and metal; request one of those", name)
+	return fail.Configf("unknown backend %q: mlxbuild builds cpu, rocm, cuda and metal; request one of those", name)
 }

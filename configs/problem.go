@@ -4,21 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// Pos is a position in a YAML file. Line and Col are 1-based; a zero Line
-// means the value was not read from a file (a built-in default).
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-func (p Pos) String() string {
-	if p.Line == 0 {
-		return p.File
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+// Pos is a position in a YAML file, rendered the one way mlxbuild renders
+// positions. Line and Col are 1-based; a zero Line means the value was not
+// read from a file (a built-in default).
+type Pos = fail.Pos
 
 // Problem is one thing wrong with a spec or project file.
 type Problem struct {
@@ -34,8 +27,8 @@ type ConfigError struct {
 	Problems []Problem
 }
 
-// ExitStatus is 2: bad configuration or usage (DESIGN.md).
-func (e *ConfigError) ExitStatus() int { return 2 }
+// Kind is configuration: every problem is the user's to fix in the file.
+func (e *ConfigError) Kind() fail.Kind { return fail.Config }
 
 func (e *ConfigError) Error() string {
 	lines := make([]string, len(e.Problems))
@@ -75,16 +68,4 @@ func sortProblems(list []Problem) {
 		}
 		return list[i].Msg < list[j].Msg
 	})
-}
-
-// usageError is a request that cannot be honoured (conflicting backends, a
-// backend for another platform). It exits with status 2 like a bad file.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string   { return e.msg }
-func (e *usageError) ExitStatus() int { return 2 }
-
-// Usagef makes an error that exits with status 2.
-func Usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
 }

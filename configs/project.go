@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -66,7 +67,7 @@ type ProjectBackend struct {
 	// Fork is where the overlay's upstream lives, for overlay:sync.
 	Fork *Fork `yaml:"fork"`
 	// Verify holds verify:<backend>'s declarations (kernel scope, rules).
-	Verify Raw `yaml:"verify"`
+	Verify *Verify `yaml:"verify"`
 	// Layers lay several overlays, or parts of them, over the pristine
 	// source in order, a later layer winning over an earlier one: the
 	// reference's shared patches/ applied to several backends, its flat
@@ -178,6 +179,7 @@ func (p *Project) validate(ps *problems) {
 				ps.add(p.pos(base+".spec"), "spec file %s does not exist", p.Abs(b.Spec))
 			}
 		}
+		p.validateVerify(ps, base+".verify", b.Verify)
 		for i, l := range b.Layers {
 			p.validateLayer(ps, fmt.Sprintf("%s.layers[%d]", base, i), b, l)
 		}
@@ -307,9 +309,9 @@ func Find(dir string, env func(string) string) (string, error) {
 		st, err := os.Stat(abs)
 		switch {
 		case err != nil:
-			return "", Usagef("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
+			return "", fail.Configf("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
 		case st.IsDir():
-			return "", Usagef("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, ProjectFileName))
+			return "", fail.Configf("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, ProjectFileName))
 		}
 		return abs, nil
 	}
@@ -326,8 +328,12 @@ func Find(dir string, env func(string) string) (string, error) {
 			break
 		}
 	}
-	return "", Usagef("no %s found in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ProjectFileName, start)
+	return "", fail.Configf("%w in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ErrNoProjectFile, start)
 }
+
+// ErrNoProjectFile is wrapped by Find's error when no project file exists,
+// for the few targets that also work outside a project (arch:rocm).
+var ErrNoProjectFile = errors.New("no " + ProjectFileName + " found")
 
 // LoadProject reads and parses a project file.
 func LoadProject(file string) (*Project, error) {

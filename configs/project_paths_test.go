@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -25,7 +26,7 @@ func TestProjectPathsWithControlCharacters(t *testing.T) {
 	testutil.WriteFile(t, file, "source:\n  dir: mlx\nbackends:\n  rocm:\n    overlay: \"patches\\ncargo:rustc-link-arg=-Wl,--wrap=main\"\n  cuda:\n    overlay: \"mlx\\r\"\n")
 	_, err := LoadProject(file)
 	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.ExitStatus() != 2 {
+	if !errors.As(err, &ce) || ce.Kind() != fail.Config {
 		t.Fatalf("want a configuration error, got %v", err)
 	}
 	for _, want := range []string{file + ":5:14: backends.rocm.overlay: ", "a newline at byte 7", file + ":7:14: backends.cuda.overlay: ", "a carriage return"} {
@@ -52,8 +53,7 @@ func TestNonUTF8Position(t *testing.T) {
 func TestConfigNamingADirectory(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Find(t.TempDir(), func(k string) string { return map[string]string{"MLXBUILD_CONFIG": dir}[k] })
-	var coded interface{ ExitStatus() int }
-	if !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), "MLXBUILD_CONFIG="+dir+" is a directory") || !strings.Contains(err.Error(), filepath.Join(dir, ProjectFileName)) {
+	if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), "MLXBUILD_CONFIG="+dir+" is a directory") || !strings.Contains(err.Error(), filepath.Join(dir, ProjectFileName)) {
 		t.Errorf("got %v", err)
 	}
 }

@@ -150,10 +150,6 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		// An empty value ("key:") leaves the zero value, as yaml.v3 does.
 		return
 	}
-	if v.Type() == rawType {
-		v.Set(reflect.ValueOf(Raw{File: d.file, Node: n}))
-		return
-	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {

@@ -150,6 +150,11 @@ func (m *materializer) file(rel, name string, origin Origin, src string, srcDir 
 			return fmt.Errorf("overlays: removing directory %s where a file belongs: %w; make %s writable", dst, err, m.tree)
 		}
 	}
+	if srcKnown && haveTree && !treeKnown && tr.kind == s.kind {
+		// The source is as the last run left it, the tree copy is not:
+		// someone edited the tree, and this run undoes it.
+		c.handEdited = append(c.handEdited, rel)
+	}
 	w, err := writeAtomic(dst, data, s.kind)
 	if err != nil {
 		return err

@@ -291,15 +291,7 @@ func unquotePath(p string) string {
 // same directory (named with tmpPrefix, which Materialize knows), synced,
 // then renamed.
 func (m *Manifest) write(path string) error {
-	err := atomicfile.Options{Perm: 0o644, TempPattern: tmpPrefix + "manifest-*"}.WriteFunc(path, m.encode)
-	switch {
-	case err == nil:
-		return nil
-	case atomicfile.IsCreate(err):
-		return fmt.Errorf("overlays: writing manifest %s: %w; make its directory writable", path, err)
-	default:
-		return fmt.Errorf("overlays: writing manifest %s: %w; check free space and permissions", path, err)
-	}
+	return atomicfile.Options{Perm: 0o644, What: "tree manifest", TempPattern: tmpPrefix + "manifest-*"}.WriteFunc(path, m.encode)
 }
 
 // encode writes the manifest in its text format to f.

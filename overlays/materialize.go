@@ -24,10 +24,13 @@ import (
 // on them (a bare touch rebuilding nothing was a pain of the CMake glue).
 // Dependents counts HIP sources given a fresh mtime because a file they
 // include changed (see hipSourceExts). Changed lists the paths written,
-// restored, removed, touched or so marked, sorted.
+// restored, removed, touched or so marked, sorted. HandEdited lists the tree
+// files put back because they were edited in the tree (their source did not
+// change since the last run), sorted.
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched, Dependents int
 	Changed                                                    []string
+	HandEdited                                                 []string
 }
 
 // Workers is how many directories Materialize works on at once. The work is
@@ -76,6 +79,7 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 		return Stats{}, nil, m.err
 	}
 	slices.Sort(m.stats.Changed)
+	slices.Sort(m.stats.HandEdited)
 	man := m.result()
 	deps, err := touchDependents(m.tree, man, m.stats.Changed)
 	if err != nil {
@@ -299,6 +303,7 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
+	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	if len(c.extra) > 0 {
 		m.extra = append(m.extra, c.extra)
 	}
@@ -313,6 +318,7 @@ func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
 	changed                                        []string
+	handEdited                                     []string
 	extra                                          []Entry
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 )
 
@@ -47,7 +47,7 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	// The project file's loader checks this with its position; this is the
 	// last line before git.
 	if err := gitrun.CheckRepo(s.Git); err != nil {
-		return "", configs.Usagef("overlays: source.git %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", s.Git, err)
+		return "", fail.Configf("overlays: source.git %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", s.Git, err)
 	}
 	if cacheRoot == "" {
 		return "", errors.New("overlays: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")

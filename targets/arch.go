@@ -10,33 +10,36 @@ import (
 	"github.com/magefile/mage/mg"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 // Arch resolves the GPU targets a build compiles for, and checks built files
 // against this machine's GPUs.
 type Arch mg.Namespace
 
-// Rocm prints the ROCm gfx targets a build would use, ";"-joined, alone on
-// the last line of stdout; where they came from, their wave sizes and any
-// warnings go to stderr. MLX_ROCM_ARCHITECTURES overrides the probes.
+// Rocm prints the gfx targets a ROCm build would use. They are ";"-joined,
+// alone on the last line of stdout; where they came from, their wave sizes
+// and any warnings go to stderr. The spec's variable
+// (MLX_ROCM_ARCHITECTURES) overrides the probes.
 func (Arch) Rocm(ctx context.Context) error {
 	ctx, finish := stoppable(ctx, "arch:rocm")
-	r, err := arch.ResolveROCm(ctx, arch.Options{})
+	r, err := flow.ResolveArch(ctx, current(), arch.ROCm)
 	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, finish(err))
 }
 
-// Cuda prints the CUDA architectures a build would use, ";"-joined, alone on
-// the last line of stdout; provenance and warnings go to stderr.
-// MLX_CUDA_ARCHITECTURES overrides nvidia-smi.
+// Cuda prints the architectures a CUDA build would use. They are
+// ";"-joined, alone on the last line of stdout; provenance and warnings go
+// to stderr. The spec's variable (MLX_CUDA_ARCHITECTURES) overrides
+// nvidia-smi.
 func (Arch) Cuda(ctx context.Context) error {
 	ctx, finish := stoppable(ctx, "arch:cuda")
-	r, err := arch.ResolveCUDA(ctx, arch.Options{})
+	r, err := flow.ResolveArch(ctx, current(), arch.CUDA)
 	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, finish(err))
 }
 
-// Check lists the GPU targets inside a built binary, object or library and
-// compares them with this machine's GPUs; it exits 1 when a GPU has no code
-// in the file and says what to rebuild with.
+// Check compares the GPU code in a built file with this machine's GPUs. It
+// lists the targets inside a binary, object or library, exits 1 when a GPU
+// has no code in the file and says what to rebuild with.
 func (Arch) Check(ctx context.Context, file string) error {
 	rep, err := arch.Check(ctx, file, arch.Options{})
 	for _, n := range rep.Binary.Notes {
@@ -48,7 +51,7 @@ func (Arch) Check(ctx context.Context, file string) error {
 		}
 	}
 	if err != nil {
-		return archError(err)
+		return exit(err)
 	}
 	for _, l := range rep.Lines {
 		fmt.Println(l)
@@ -64,7 +67,7 @@ func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err 
 		printWarnings(stderr, r.Warnings)
 	}
 	if err != nil {
-		return archError(err)
+		return exit(err)
 	}
 	fmt.Fprintf(stderr, "arch: %s targets from %s\n", backend, r.Source)
 	if backend == arch.ROCm {
@@ -84,15 +87,4 @@ func printWarnings(w io.Writer, warnings []string) {
 	for _, m := range warnings {
 		fmt.Fprintf(w, "arch: warning: %s\n", m)
 	}
-}
-
-// archError maps arch's errors to exit codes: a bad variable or name is a
-// configuration error (2); nothing found or a mismatch is a failure (1).
-func archError(err error) error {
-	var env *arch.InvalidEnvError
-	var inv *arch.InvalidError
-	if errors.As(err, &env) || errors.As(err, &inv) {
-		return configError(err)
-	}
-	return failed(err)
 }

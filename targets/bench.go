@@ -5,8 +5,8 @@ import (
 
 	"github.com/magefile/mage/mg"
 
-	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/benchcsv"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/logittrace"
 )
 
@@ -36,7 +36,7 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 	}
 	if promptTolerance != nil {
 		if *promptTolerance < 0 {
-			return configError(configs.Usagef("-promptTolerance=%g: a tolerance is a fraction >= 0, such as 0.10", *promptTolerance))
+			return exit(fail.Configf("-promptTolerance=%g: a tolerance is a fraction >= 0, such as 0.10", *promptTolerance))
 		}
 		opt.PromptTolerance = *promptTolerance
 	}
@@ -45,10 +45,7 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 		cat, named = *catalog, true
 	}
 	err := benchcsv.Run(os.Stdout, before, after, cat, named, opt, os.Getenv(benchcsv.ReportEnv))
-	if benchcsv.IsUsage(err) {
-		return configError(err)
-	}
-	return failed(err)
+	return exit(err)
 }
 
 // Traces compares two logit traces of one corpus, position by position.
@@ -66,8 +63,5 @@ func (Bench) Traces(reference, candidate string, decided *float64) error {
 		gap = *decided
 	}
 	err := logittrace.Run(os.Stdout, reference, candidate, gap)
-	if logittrace.IsUsage(err) {
-		return configError(err)
-	}
-	return failed(err)
+	return exit(err)
 }

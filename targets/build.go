@@ -29,7 +29,7 @@ func build(ctx context.Context, backend string) error {
 	return exit(finish(err))
 }
 
-// Cargo builds the backend the Cargo features select (CARGO_FEATURE_*) and
+// Cargo builds the backend the Cargo features select (CARGO_FEATURE_*). It
 // prints cargo.txt for Cargo: run it from a build script.
 func (Build) Cargo(ctx context.Context) error {
 	_, err := flow.BuildForCargo(ctx, current())

@@ -9,8 +9,8 @@ import (
 // Cache manages mlxbuild's cache directory.
 type Cache mg.Namespace
 
-// Clean removes what mlxbuild made in one backend's cache (-backend=rocm), or
-// in the whole cache without it; entries it did not make stay, and are named.
+// Clean removes what mlxbuild made in its cache. With -backend=rocm only in
+// that backend's part; entries it did not make stay, and are named.
 func (Cache) Clean(backend *string) error {
 	b := ""
 	if backend != nil {

@@ -12,9 +12,10 @@ import (
 // downloads.
 type Deps mg.Namespace
 
-// Fetch downloads the dependencies the specs declare (cpu and the project's
-// backends, or -backend=cuda,rocm), verifies each sha256 and stores them;
-// -mirror=DIR reads a local directory instead of the network. It is the
+// Fetch downloads and verifies the dependencies the specs declare. They are
+// those of cpu and the project's backends, or of -backend=cuda,rocm; each
+// sha256 is verified and they are stored in the cache; -mirror=DIR reads a
+// local directory instead of the network. It is the
 // only target that downloads.
 func (Deps) Fetch(ctx context.Context, backend, mirror *string) error {
 	return exit(flow.DepsFetch(ctx, current(), deref(backend), deref(mirror)))

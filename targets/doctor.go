@@ -3,14 +3,14 @@ package targets
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
-// Doctor checks every prerequisite of every backend on this machine (tools,
-// toolchains, versions, libraries) and says what to install or set for each
-// gap. It exits 1 when a tool every build needs is missing.
+// Doctor checks this machine's tools for every backend. It says what to
+// install or set for each gap, and exits 1 when it prints a FAIL line.
 func Doctor(ctx context.Context) error {
 	o := current()
 	ctx, finish := stoppable(ctx, "doctor")
@@ -19,7 +19,7 @@ func Doctor(ctx context.Context) error {
 		return exit(err)
 	}
 	pr := ui.New(stderrOf(o), o.Env)
-	basicMissing := false
+	failed, basicMissing := 0, false
 	last := "-"
 	for _, f := range fs {
 		if f.Backend != last {
@@ -30,26 +30,33 @@ func Doctor(ctx context.Context) error {
 			}
 			last = f.Backend
 		}
-		if f.OK {
+		switch {
+		case f.OK:
 			pr.OK("%s: %s", f.What, f.Detail)
+			continue
+		case f.Unused:
+			pr.Skip("%s: %s (the project does not use %s)", f.What, f.Detail, f.Backend)
 			continue
 		}
 		pr.Bad("%s: %s", f.What, f.Detail)
 		if f.Fix != "" {
 			pr.Fix("%s", f.Fix)
 		}
-		if f.Backend == "" {
-			basicMissing = true
-		}
+		failed++
+		basicMissing = basicMissing || f.Backend == ""
 	}
-	if basicMissing {
+	switch {
+	case basicMissing:
 		return exit(errors.New("doctor: a tool every build needs is missing; install what is listed above (go run mage.go setup does it on Debian)"))
+	case failed > 0:
+		return exit(fmt.Errorf("doctor: %d problem(s) above; each says what to install or set", failed))
 	}
 	return nil
 }
 
-// Setup installs, on Debian or Ubuntu, the packages the tests and the
-// bundled example need (only those missing); elsewhere it prints them.
+// Setup installs the Debian packages the tests and example need. Only
+// missing ones are installed, on Debian or Ubuntu; elsewhere it prints
+// them.
 func Setup(ctx context.Context) error {
 	ctx, finish := stoppable(ctx, "setup")
 	return exit(finish(flow.Setup(ctx, current())))

@@ -1,35 +1,19 @@
 package targets
 
 import (
-	"errors"
-
 	"github.com/magefile/mage/mg"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// exitConfig is the exit status for bad configuration or usage (DESIGN.md).
-const exitConfig = 2
-
-// configError makes Mage exit with status 2. Mage reads the code through a
-// type assertion on the returned error, so it must not be wrapped again.
-func configError(err error) error {
+// exit is the outermost layer of every target: it turns an error from the
+// packages into Mage's exit status (fail.ExitCode: 2 for configuration, 1
+// otherwise) and the message the user reads (fail.Message, what to do said
+// once). Mage reads the code through a type assertion on the returned error,
+// so the mg.Fatal value must be returned as it is, never wrapped.
+func exit(err error) error {
 	if err == nil {
 		return nil
 	}
-	return mg.Fatal(exitConfig, err.Error())
+	return mg.Fatal(fail.ExitCode(err), fail.Message(err))
 }
-
-// failed makes Mage exit with status 1, keeping a code an inner call chose.
-func failed(err error) error {
-	if err == nil {
-		return nil
-	}
-	var coded interface{ ExitStatus() int }
-	if errors.As(err, &coded) {
-		return mg.Fatal(coded.ExitStatus(), err.Error())
-	}
-	return mg.Fatal(1, err.Error())
-}
-
-// exit maps an error from the packages to Mage's exit status: 2 for
-// configuration and usage errors (they carry ExitStatus), else 1.
-func exit(err error) error { return failed(err) }

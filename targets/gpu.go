@@ -13,9 +13,10 @@ import (
 // Gpu prepares the GPU for measuring.
 type Gpu mg.Namespace
 
-// Idle waits until no process has used the GPU (KFD for ROCm, nvidia-smi for
-// CUDA) and no compiler has run for -seconds (default 90), so a benchmark
-// measures the change and not a neighbour. It gives up after -maxWait (or
+// Idle waits until the GPU and the compilers have been quiet. Quiet means no
+// process used the GPU (KFD for ROCm, nvidia-smi for CUDA) and no compiler
+// ran for -seconds (default 90), so a benchmark measures the change and not
+// a neighbour. It gives up after -maxWait (or
 // MLXBUILD_IDLE_MAX, default 30m), naming what still runs.
 func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error {
 	quiet := gpuidle.DefaultQuiet
@@ -23,9 +24,5 @@ func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error
 		quiet = time.Duration(*seconds) * time.Second
 	}
 	ctx, finish := stoppable(ctx, "gpu:idle")
-	err := finish(gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr))
-	if gpuidle.IsConfig(err) {
-		return configError(err)
-	}
-	return failed(err)
+	return exit(finish(gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr)))
 }

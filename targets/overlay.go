@@ -11,7 +11,7 @@ import (
 // Overlay materializes, syncs and inspects backend overlays.
 type Overlay mg.Namespace
 
-// Apply materializes one backend's tree (pristine + overlay) and prints the
+// Apply materializes one backend's tree (pristine + overlay). It prints the
 // counts: written, restored, removed, unchanged.
 func (Overlay) Apply(ctx context.Context, backend string) error {
 	ctx, finish := stoppable(ctx, "overlay:apply")

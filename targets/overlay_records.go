@@ -8,9 +8,9 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
-// CheckRecords holds the overlay of the backend with a fork: entry
-// (-backend=NAME picks one) against its records, the fork commit and the
-// pin UPSTREAM names, as the reference's overlay tool does: every backend
+// CheckRecords holds an overlay against its fork, pin and records. It
+// takes the backend with a fork: entry (-backend=NAME picks one) and
+// compares, as the reference's overlay tool does: every backend
 // file that differs from the fork is named in LOCAL_FIXES.md, every core
 // file's residual beyond "pin + fork delta" is in CORE_RESIDUAL.diff with a
 // note, README counts match. -write=true rewrites CORE_RESIDUAL.diff
@@ -36,9 +36,10 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 	return nil
 }
 
-// Retarget moves the core files of an overlay (-backend=NAME, else the one
-// with a fork:, else the only one) from the pin UPSTREAM records to newPin
-// with a three-way merge per file, and updates UPSTREAM. On a conflict the
+// Retarget moves an overlay's core files onto newPin by three-way merge. The
+// overlay is -backend=NAME's, else the one with a fork:, else the only one;
+// each file goes from the pin UPSTREAM records to newPin, and UPSTREAM is
+// updated. On a conflict the
 // overlay is untouched; the merges, markers included, are in a staging copy
 // beside it (exit 1).
 func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) error {

@@ -7,13 +7,15 @@ import (
 	"os"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
-// Sync moves the overlay of the backend with a fork: entry to the fork
-// commit forkCommit (an id or a branch), merging the fork's changes with
-// the local ones; -backend=NAME picks one when several have a fork. On a
+// Sync moves an overlay to a commit of its fork, keeping local changes. The
+// overlay is that of the backend with a fork: entry (-backend=NAME picks one
+// when several have a fork); forkCommit is an id or a branch, and the fork's
+// changes are merged with the local ones. On a
 // conflict nothing changes and the conflicted files are listed with their
 // staged copies (exit 1).
 func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) error {
@@ -35,10 +37,10 @@ func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) err
 	return exit(err)
 }
 
-// Drift shows, for each core file of every overlay (or -backend's), the
-// upstream hunks between the recorded pin and -candidate (default:
-// upstream's current HEAD) that the overlay does not contain: the changes
-// a whole-file overlay would silently revert.
+// Drift shows upstream changes an overlay would silently revert. For each
+// core file of every overlay (or -backend's) it shows the upstream hunks
+// between the recorded pin and -candidate (default: upstream's current HEAD)
+// that the overlay does not contain.
 func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) error {
 	o, cfg, err := overlayConfig()
 	if err != nil {
@@ -64,9 +66,10 @@ func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) er
 	return nil
 }
 
-// ApiDrift builds the overlay on MLX at candidate in a scratch tree under
-// the cache and lists compile errors and undefined symbols, against a
-// build at source.pin (exit 1 when the overlay breaks). The backend is the
+// ApiDrift builds the overlay on MLX at candidate and lists what breaks. The
+// build runs in a scratch tree under the cache; compile errors and undefined
+// symbols are listed against a build at source.pin (exit 1 when the overlay
+// breaks). The backend is the
 // one with a fork: entry, or -backend.
 func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) error {
 	o, cfg, err := overlayConfig()
@@ -81,12 +84,12 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 		}
 		if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
 			if len(names) != 1 {
-				return exit(configs.Usagef("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
+				return exit(fail.Configf("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
 			}
 			name = names[0]
 		}
 	}
-	rep, err := forksync.APIDrift(ctx, forksync.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
+	rep, err := flow.APIDrift(ctx, flow.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
 	if err != nil {
 		return exit(err)
 	}
@@ -97,9 +100,9 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 	return nil
 }
 
-// Records lists the LOCAL_FIXES.md items of every overlay (or -backend's)
-// with their status: retarget-only, to be proposed, or proposed with the
-// pull request's link.
+// Records lists the LOCAL_FIXES.md items of every overlay, with status. The
+// status is retarget-only, to be proposed, or proposed with the pull
+// request's link; -backend picks one overlay.
 func (Overlay) Records(ctx context.Context, backend *string) error {
 	o, cfg, err := overlayConfig()
 	if err != nil {
@@ -134,7 +137,7 @@ func overlayConfig() (flow.Options, *configs.Config, error) {
 func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 	if name != "" {
 		if cfg.Overlay(name) == "" {
-			return nil, configs.Usagef("backends.%s in %s has no overlay:", name, cfg.Project.File)
+			return nil, fail.Configf("backends.%s in %s has no overlay:", name, cfg.Project.File)
 		}
 		return []string{name}, nil
 	}
@@ -145,7 +148,7 @@ func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, configs.Usagef("no backend in %s has an overlay:", cfg.Project.File)
+		return nil, fail.Configf("no backend in %s has an overlay:", cfg.Project.File)
 	}
 	return out, nil
 }

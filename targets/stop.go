@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -38,14 +39,8 @@ func stoppedError(ctx context.Context, target string, err error) error {
 	if in != nil {
 		by = " by " + proc.SignalName(in.Signal)
 	}
-	// Exit status 1, like any failure: DESIGN.md's model has 0, 1 and 2,
-	// and a CI runner that cancelled the job reads any non-zero the same.
-	return interruptedError{fmt.Sprintf("%s interrupted%s; every program it started was stopped: run it again to continue", target, by)}
+	// Exit status 1 (fail.Interrupted), like any failure: DESIGN.md's model
+	// has 0, 1 and 2, and a CI runner that cancelled the job reads any
+	// non-zero the same.
+	return &fail.Error{K: fail.Interrupted, Err: fmt.Errorf("%s interrupted%s; every program it started was stopped: run it again to continue", target, by)}
 }
-
-type interruptedError struct{ msg string }
-
-func (e interruptedError) Error() string { return e.msg }
-
-// ExitStatus is 1: an interrupted run failed, it is not a usage error.
-func (interruptedError) ExitStatus() int { return 1 }

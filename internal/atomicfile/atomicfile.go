@@ -24,6 +24,11 @@ type Options struct {
 	// target's directory; "" means "."+base+".tmp*". A caller that cleans up
 	// or skips its own temporary files by name sets it.
 	TempPattern string
+	// What names the file in errors ("stamp", "verify report"); "" is
+	// "file".
+	What string
+	// MkdirAll creates the target's directory first.
+	MkdirAll bool
 }
 
 // Write replaces path with data, synced, with mode perm.
@@ -35,10 +40,15 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // case it leaves the file alone (its mtime too, so whatever watches it does
 // not rerun) and reports false.
 func WriteIfChanged(path string, data []byte, perm os.FileMode) (bool, error) {
+	return Options{Perm: perm}.WriteIfChanged(path, data)
+}
+
+// WriteIfChanged is o.Write unless path already holds exactly data.
+func (o Options) WriteIfChanged(path string, data []byte) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	return true, Write(path, data, perm)
+	return true, o.Write(path, data)
 }
 
 // Write replaces path with data as o says.
@@ -57,15 +67,20 @@ func (o Options) WriteFunc(path string, fill func(w io.Writer) error) error {
 	if pattern == "" {
 		pattern = "." + filepath.Base(path) + ".tmp*"
 	}
+	if o.MkdirAll {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return &Error{Op: OpCreate, Path: path, What: o.What, Err: err}
+		}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
-		return &Error{Op: OpCreate, Path: path, Err: err}
+		return &Error{Op: OpCreate, Path: path, What: o.What, Err: err}
 	}
 	tmp := f.Name()
 	fail := func(op string, err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return &Error{Op: op, Path: path, Err: err}
+		return &Error{Op: op, Path: path, What: o.What, Err: err}
 	}
 	// CreateTemp makes the file private (0600); set the mode on the open
 	// file so the name never holds other bits.
@@ -85,7 +100,7 @@ func (o Options) WriteFunc(path string, fill func(w io.Writer) error) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return &Error{Op: OpRename, Path: path, Err: err}
+		return &Error{Op: OpRename, Path: path, What: o.What, Err: err}
 	}
 	return nil
 }

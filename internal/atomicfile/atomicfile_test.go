@@ -164,8 +164,12 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 			if IsCreate(err) != (c.op == OpCreate) {
 				t.Errorf("IsCreate(%v) = %v", err, IsCreate(err))
 			}
-			if err.Error() != e.Err.Error() {
-				t.Errorf("text %q, want the os error's %q", err.Error(), e.Err.Error())
+			fix := "; check free space and permissions"
+			if c.op == OpCreate {
+				fix = "; check that its directory exists and is writable"
+			}
+			if want := "writing file " + path + ": " + e.Err.Error() + fix; err.Error() != want {
+				t.Errorf("text %q, want %q (what, where, the os error and what to do, once)", err.Error(), want)
 			}
 			if got := readString(t, filepath.Join(dir, "f")); got != "old" {
 				t.Errorf("the old file now holds %q", got)

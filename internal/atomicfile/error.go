@@ -1,6 +1,9 @@
 package atomicfile
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The steps of a write, for Error.Op.
 const (
@@ -13,17 +16,28 @@ const (
 )
 
 // Error is a failed write: Op is the step that failed, Path the file that
-// was to be replaced. Its text is Err's alone, since os errors already name
-// the operation and the file; callers wrap it with what they were writing
-// and what to do, and tell a missing or read-only directory (OpCreate) from
-// a failure midway (no space, a directory in the way) by Op.
+// was to be replaced, What what the file is. Its text is complete, with what
+// to do, so callers return it as it is: a missing or read-only directory
+// (OpCreate) is told from a failure midway (no space, a directory in the
+// way).
 type Error struct {
 	Op   string
 	Path string
+	What string
 	Err  error
 }
 
-func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Error() string {
+	what := e.What
+	if what == "" {
+		what = "file"
+	}
+	fix := "check free space and permissions"
+	if e.Op == OpCreate {
+		fix = "check that its directory exists and is writable"
+	}
+	return fmt.Sprintf("writing %s %s: %v; %s", what, e.Path, e.Err, fix)
+}
 
 // Unwrap gives the os error, for errors.Is(err, fs.ErrPermission) and the like.
 func (e *Error) Unwrap() error { return e.Err }

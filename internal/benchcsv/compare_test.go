@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 func load(t *testing.T, name string) *File {
@@ -150,7 +152,7 @@ func TestCompareReferenceMode(t *testing.T) {
 func TestCompareRefusesOtherHarness(t *testing.T) {
 	_, err := Compare(load(t, "rocm_strix_2026-09-30.csv"), load(t, "metal_m5max_vlm_2026-09-06.csv"), DefaultOptions())
 	var re *RefusedError
-	if !errors.As(err, &re) || !IsUsage(err) || !strings.Contains(err.Error(), "vlm") || !strings.Contains(err.Error(), "text") {
+	if !errors.As(err, &re) || !isConfig(err) || !strings.Contains(err.Error(), "vlm") || !strings.Contains(err.Error(), "text") {
 		t.Fatalf("want a refusal naming both harnesses, got %v", err)
 	}
 }
@@ -191,7 +193,7 @@ func TestCatalog(t *testing.T) {
 	if a, err := LoadCatalog("testdata/no-such.tsv", false); err != nil || len(a) != 0 {
 		t.Fatalf("no catalog at the default path is no aliases: %v %v", a, err)
 	}
-	if _, err := LoadCatalog("testdata/no-such.tsv", true); err == nil || IsUsage(err) {
+	if _, err := LoadCatalog("testdata/no-such.tsv", true); err == nil || isConfig(err) {
 		t.Fatalf("a named catalog that is missing is an I/O error: %v", err)
 	}
 	_, err := LoadCatalog("testdata/bad_catalog_alias.tsv", true)
@@ -268,7 +270,7 @@ func TestReportEnv(t *testing.T) {
 	}
 	for _, v := range []string{"json:", "yaml:x", "r.json", "JSON"} {
 		_, err := ReportPath(v)
-		if !IsUsage(err) || !strings.Contains(err.Error(), ReportEnv+"=json:<path>") {
+		if !isConfig(err) || !strings.Contains(err.Error(), ReportEnv+"=json:<path>") {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
@@ -282,11 +284,11 @@ func TestReportEnv(t *testing.T) {
 
 func TestRunIOErrors(t *testing.T) {
 	err := Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/no-such.csv", "", false, DefaultOptions(), "")
-	if err == nil || IsUsage(err) || !strings.Contains(err.Error(), "no-such.csv") {
+	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "no-such.csv") {
 		t.Fatalf("missing file: %v", err)
 	}
 	err = Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/after.csv", "", false, DefaultOptions(), "json:"+filepath.Join(t.TempDir(), "no", "dir", "r.json"))
-	if err == nil || IsUsage(err) || !strings.Contains(err.Error(), "writing the comparison report") {
+	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "writing comparison report ") || !strings.Contains(err.Error(), "check that its directory exists") {
 		t.Fatalf("unwritable report: %v", err)
 	}
 }
@@ -333,3 +335,6 @@ func TestWriteJSONAtomic(t *testing.T) {
 		t.Fatalf("a reader saw a partial report: %q", s)
 	}
 }
+
+// isConfig reports whether err is the user's to fix (exit status 2).
+func isConfig(err error) bool { return err != nil && fail.KindOf(err) == fail.Config }

@@ -1,9 +1,10 @@
 package benchcsv
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // InputError is a CSV that cannot be read as a benchmark file: malformed CSV,
@@ -19,6 +20,9 @@ type InputError struct {
 	Msg    string // what is wrong
 	Fix    string // what to do about it
 }
+
+// Kind is configuration: the input file is the user's to fix.
+func (e *InputError) Kind() fail.Kind { return fail.Config }
 
 func (e *InputError) Error() string {
 	var b strings.Builder
@@ -55,16 +59,10 @@ type RefusedError struct {
 	BeforeHarness, AfterHarness string
 }
 
+// Kind is configuration: the user picked two runs that cannot be compared.
+func (e *RefusedError) Kind() fail.Kind { return fail.Config }
+
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("comparison refused: %s is a %s benchmark and %s a %s one; they measure different workloads, compare files of one harness",
 		e.Before, e.BeforeHarness, e.After, e.AfterHarness)
-}
-
-// IsUsage reports whether err is the user's to fix (bad input or a refused
-// comparison, exit status 2) rather than a failure to read or write (exit 1).
-func IsUsage(err error) bool {
-	var in *InputError
-	var ref *RefusedError
-	var rep *ReportEnvError
-	return errors.As(err, &in) || errors.As(err, &ref) || errors.As(err, &rep)
 }

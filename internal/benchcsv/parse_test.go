@@ -95,7 +95,7 @@ func TestMalformed(t *testing.T) {
 			if !strings.HasPrefix(msg, path) || !strings.Contains(msg, tt.msg) || ie.Fix == "" {
 				t.Errorf("message %q: want it to start with %s, contain %q and say what to do", msg, path, tt.msg)
 			}
-			if !IsUsage(err) {
+			if !isConfig(err) {
 				t.Errorf("bad input must be a usage error (exit 2)")
 			}
 		})
@@ -143,7 +143,7 @@ func TestLoadReferenceVersions(t *testing.T) {
 
 func TestLoadMissingFileIsIOError(t *testing.T) {
 	_, err := Load("testdata/no-such.csv")
-	if !errors.Is(err, fs.ErrNotExist) || IsUsage(err) {
+	if !errors.Is(err, fs.ErrNotExist) || isConfig(err) {
 		t.Fatalf("want a not-exist I/O error that is not a usage error, got %v", err)
 	}
 }

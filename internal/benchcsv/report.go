@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // ReportEnv is the variable that asks for a machine-readable report.
@@ -14,6 +15,9 @@ const ReportEnv = "MLXBUILD_REPORT"
 
 // ReportEnvError is a MLXBUILD_REPORT value that names no known format.
 type ReportEnvError struct{ Value string }
+
+// Kind is configuration: the variable is the user's to fix.
+func (e *ReportEnvError) Kind() fail.Kind { return fail.Config }
 
 func (e *ReportEnvError) Error() string {
 	return fmt.Sprintf("%s=%q: unknown report format; set %s=json:<path> or leave it unset", ReportEnv, e.Value, ReportEnv)
@@ -41,22 +45,14 @@ func WriteJSON(path string, r *Report) error {
 	}
 	data = append(data, '\n')
 	// A report is for everyone to read: 0644, not CreateTemp's 0600.
-	err = atomicfile.Write(path, data, 0o644)
-	switch {
-	case err == nil:
-		return nil
-	case atomicfile.IsCreate(err):
-		return fmt.Errorf("writing the comparison report %s: %w; check that its directory exists and is writable", path, err)
-	default:
-		return fmt.Errorf("writing the comparison report %s: %w; check free space and permissions", path, err)
-	}
+	return atomicfile.Options{Perm: 0o644, What: "comparison report"}.Write(path, data)
 }
 
 // Run is bench:compare: it loads both files and the catalog, compares them
 // under opt, writes the text to w and, when reportEnv (the value of
 // MLXBUILD_REPORT) asks for it, the JSON report. catalog is the alias file;
-// named says the user gave it (so its absence is an error). IsUsage tells
-// the caller which errors are the user's to fix.
+// named says the user gave it (so its absence is an error). Errors that
+// are the user's to fix are of kind fail.Config.
 func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Options, reportEnv string) error {
 	jsonPath, err := ReportPath(reportEnv)
 	if err != nil {

@@ -21,6 +21,7 @@ type BuildOptions struct {
 	Targets   []string  // Ninja targets; none means the default (all)
 	Progress  io.Writer // receives progress; may be nil
 	TTY       bool      // Progress is a terminal: one updating line
+	Width     int       // the terminal's columns; 0 or less means 80
 	LogPath   string    // where the full log goes; "" means <Dir>/mlxbuild-build.log
 	KeepGoing bool      // continue past failures (ninja -k 0) to collect every error
 	Env       []string  // KEY=VALUE added to the environment (compiler launchers' settings)
@@ -47,7 +48,7 @@ type BuildError struct {
 }
 
 func (e *BuildError) Error() string {
-	return fmt.Sprintf("build in %s failed: %s (full log: %s): fix that error and build again", e.Dir, e.FirstError, e.LogPath)
+	return fmt.Sprintf("build in %s failed: %s (full log: %s)", e.Dir, e.FirstError, e.LogPath)
 }
 
 // Build runs Ninja in a configured build directory. Ninja runs directly, not
@@ -84,7 +85,7 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 
 	env := append(os.Environ(), o.Env...)
 	env = append(env, "NINJA_STATUS="+ninjaStatus)
-	p := newProgress(lw, o.Progress, o.TTY)
+	p := newProgress(lw, o.Progress, o.TTY, o.Width)
 	run, runErr := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p})
 	p.finish()
 	if err := lw.Flush(); err != nil {

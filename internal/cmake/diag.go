@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Diagnostic is one compiler or tool error found in a build log.
@@ -20,14 +22,7 @@ type Diagnostic struct {
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	if d.File != "" {
-		b.WriteString(d.File)
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d", d.Line)
-			if d.Col > 0 {
-				fmt.Fprintf(&b, ":%d", d.Col)
-			}
-		}
-		b.WriteString(": ")
+		b.WriteString(fail.Pos{File: d.File, Line: d.Line, Col: d.Col}.String() + ": ")
 	}
 	b.WriteString("error: ")
 	b.WriteString(d.Message)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,12 +63,14 @@ type progress struct {
 	shown    bool // a TTY line is on screen and needs a newline at the end
 }
 
-func newProgress(log, out io.Writer, tty bool) *progress {
-	w := 100
-	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 20 {
-		w = c - 1
+// newProgress shows progress on out, one updating line of at most
+// columns-1 characters when tty (the last column would wrap on some
+// terminals).
+func newProgress(log, out io.Writer, tty bool, columns int) *progress {
+	if columns <= 20 {
+		columns = 80
 	}
-	return &progress{log: log, out: out, tty: tty, width: w}
+	return &progress{log: log, out: out, tty: tty, width: columns - 1}
 }
 
 func (p *progress) Write(b []byte) (int, error) {

@@ -16,11 +16,11 @@ import (
 func FuzzNinjaProgress(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16, width uint8) {
 		var log1, out1 bytes.Buffer
-		whole := newProgress(&log1, &out1, false)
+		whole := newProgress(&log1, &out1, false, 0)
 		whole.Write(data)
 		whole.finish()
 		var log2, out2 bytes.Buffer
-		split := newProgress(&log2, &out2, false)
+		split := newProgress(&log2, &out2, false, 0)
 		c := int(cut) % (len(data) + 1)
 		split.Write(data[:c])
 		split.Write(data[c:])

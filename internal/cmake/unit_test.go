@@ -103,7 +103,7 @@ const ninjaOutput = `ninja: Entering directory ` + "`" + `/b'
 
 func TestProgressPlain(t *testing.T) {
 	var log, out bytes.Buffer
-	p := newProgress(&log, &out, false)
+	p := newProgress(&log, &out, false, 0)
 	// Split mid-line, as pipes do.
 	p.Write([]byte(ninjaOutput[:100]))
 	p.Write([]byte(ninjaOutput[100:]))
@@ -122,8 +122,7 @@ func TestProgressPlain(t *testing.T) {
 
 func TestProgressTTY(t *testing.T) {
 	var log, out bytes.Buffer
-	p := newProgress(&log, &out, true)
-	p.width = 30
+	p := newProgress(&log, &out, true, 31)
 	p.Write([]byte(ninjaOutput))
 	p.finish()
 	want := "\r\x1b[K[1/4] CXX mlx/c_api.cpp" +

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // The environment variables that override the project file's launcher.
@@ -63,7 +64,7 @@ func FromEnv(project *configs.Launcher, env func(string) string) (*Config, error
 	case "ccache", "sccache":
 		c.Tool = strings.ToLower(c.Tool)
 	default:
-		return nil, configs.Usagef("%s: launcher %q is not one mlxbuild knows; use ccache, sccache or none", c.From, c.Tool)
+		return nil, fail.Configf("%s: launcher %q is not one mlxbuild knows; use ccache, sccache or none", c.From, c.Tool)
 	}
 	remoteFrom := "launcher.remote"
 	if v := strings.TrimSpace(env(EnvRemote)); v != "" {
@@ -78,10 +79,10 @@ func FromEnv(project *configs.Launcher, env func(string) string) (*Config, error
 	base, attrs := splitAttrs(c.Remote)
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" && u.Scheme != "file" && u.Scheme != "redis+unix" {
-		return nil, configs.Usagef("%s=%s is not a URL; use redis://host:port or http://host/path", remoteFrom, Redact(c.Remote))
+		return nil, fail.Configf("%s=%s is not a URL; use redis://host:port or http://host/path", remoteFrom, Redact(c.Remote))
 	}
 	if err := checkScheme(c.Tool, u.Scheme); err != nil {
-		return nil, configs.Usagef("%s=%s: %v", remoteFrom, Redact(c.Remote), err)
+		return nil, fail.Configf("%s=%s: %v", remoteFrom, Redact(c.Remote), err)
 	}
 	if u.User == nil && env(EnvPassword) != "" {
 		if user := env(EnvUser); user != "" {
@@ -92,7 +93,7 @@ func FromEnv(project *configs.Launcher, env func(string) string) (*Config, error
 		c.Remote = u.String() + attrs
 	}
 	if attrs != "" && c.Tool != "ccache" {
-		return nil, configs.Usagef("%s=%s: |attributes are ccache's syntax; sccache takes a plain URL", remoteFrom, Redact(c.Remote))
+		return nil, fail.Configf("%s=%s: |attributes are ccache's syntax; sccache takes a plain URL", remoteFrom, Redact(c.Remote))
 	}
 	return c, nil
 }

@@ -28,9 +28,12 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	defer unlock()
-	stats, err := p.materialize(ctx)
+	stats, files, err := p.materialize(ctx)
 	if err != nil {
 		return overlays.Stats{}, err
+	}
+	for _, rel := range stats.HandEdited {
+		o.printer().Warn("%s", files.restoredNote(rel))
 	}
 	fmt.Fprintf(o.Stdout, "%s tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged\n",
 		backend, p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)

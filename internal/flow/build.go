@@ -13,6 +13,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -86,15 +88,28 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			return nil, nil, err
 		}
 	}
+	// When nothing is to be redone, say nothing until something is: a
+	// no-op is one line, as cargo's and Ninja's are (-v for the details).
+	quiet := len(d.Why) == 0 && !d.Configure && !o.verbose()
+	step := pr.Step
+	if quiet {
+		step = func(string, ...any) {}
+	}
 
 	t := time.Now()
-	pr.Step("source: %s", p.pinLabel())
-	stats, err := p.materialize(ctx)
+	step("source: %s", p.pinLabel())
+	stats, files, err := p.materialize(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	sum.Materialize = stats
-	pr.Step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
+	for _, rel := range stats.HandEdited {
+		pr.Warn("%s", files.restoredNote(rel))
+	}
+	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched+stats.Dependents > 0 {
+		quiet, step = false, pr.Step // the tree changed under a stamp that did not
+	}
+	step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 
 	// The dependencies the tree declares must all be provided before
 	// CMake runs: it may not download them itself. Where each comes from
@@ -114,6 +129,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Why = d.Why
+	if quiet && (len(d.Why) > 0 || d.Configure) {
+		quiet, step = false, pr.Step // a dependency changed what is to be redone
+	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
 	t = time.Now()
@@ -131,13 +149,13 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
-	pr.Step("build with %d jobs", jobs)
+	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
 	}
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
-		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, LogPath: p.Layout.Log, Env: lenv,
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
 	})
 	if lc != nil {
 		sum.LauncherTool = lc.Tool
@@ -150,7 +168,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		var be *cmake.BuildError
 		if errors.As(err, &be) {
-			return nil, nil, fmt.Errorf("the %s build failed: %w\nfix the error above, then run the build again (the full log is kept)", p.Backend, err)
+			fix := "fix that error, then run the build again"
+			if where := files.where(res.Errors); where != "" {
+				fix = where + "; then run the build again"
+			}
+			return nil, nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), fix)
 		}
 		return nil, nil, err
 	}
@@ -170,7 +192,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
-	printSummary(pr, sum)
+	if quiet && sum.noop() {
+		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
+	} else {
+		printSummary(pr, sum)
+	}
 	return sum, p, nil
 }
 

@@ -3,13 +3,13 @@ package flow_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -106,8 +106,7 @@ func TestCacheRootThatHoldsUserFilesIsRefused(t *testing.T) {
 			_, applyErr := flow.Apply(context.Background(), o, "rocm")
 			cleanErr := flow.Clean(o, "")
 			for step, err := range map[string]error{"overlay:apply": applyErr, "cache:clean": cleanErr} {
-				var coded interface{ ExitStatus() int }
-				if !errors.As(err, &coded) || coded.ExitStatus() != 2 {
+				if fail.KindOf(err) != fail.Config {
 					t.Errorf("%s: want a configuration error (exit 2), got %v", step, err)
 					continue
 				}

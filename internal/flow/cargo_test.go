@@ -3,12 +3,12 @@ package flow_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -48,8 +48,7 @@ func TestBuildForCargo(t *testing.T) {
 	env["CARGO_FEATURE_ROCM"], env["CARGO_FEATURE_CUDA"] = "1", "1"
 	stdout.Reset()
 	_, err = flow.BuildForCargo(context.Background(), o)
-	var coded interface{ ExitStatus() int }
-	if !errors.As(err, &coded) || coded.ExitStatus() != 2 {
+	if fail.ExitCode(err) != 2 {
 		t.Fatalf("rocm and cuda features: %v, want a usage error (exit 2)", err)
 	}
 	want := "cannot build rocm (requested by CARGO_FEATURE_ROCM) together with cuda (requested by CARGO_FEATURE_CUDA)"

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -90,15 +94,65 @@ func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
 
 // materialize makes sure the pristine source is at the pin and applies the
 // overlay into the backend's tree.
-func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, error) {
+func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles, error) {
 	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
 	if err != nil {
-		return overlays.Stats{}, err
+		return overlays.Stats{}, nil, err
 	}
+	// With layers this is the composed overlay in the cache.
 	overlay, err := p.treeOverlay()
 	if err != nil {
-		return overlays.Stats{}, err
+		return overlays.Stats{}, nil, err
 	}
-	stats, _, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
-	return stats, err
+	stats, m, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	if err != nil {
+		return overlays.Stats{}, nil, err
+	}
+	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, pristine: pristine, overlay: overlay}, nil
+}
+
+// userFiles maps the tree's files back to the user's: the overlay's copy or
+// the pristine source's, through the tree's manifest.
+type userFiles struct {
+	manifest                *overlays.Manifest
+	tree, pristine, overlay string
+}
+
+// where says, for the files of diagnostics, which file of the user's to
+// edit ("" when none is a tree file): the tree copy is rewritten by the
+// next run, so an error must name the overlay or pristine file.
+func (u *userFiles) where(diags []cmake.Diagnostic) string {
+	if u == nil || u.manifest == nil {
+		return ""
+	}
+	var lines []string
+	for _, d := range diags {
+		file, origin, ok := u.manifest.SourceOf(u.tree, d.File, u.pristine, u.overlay)
+		if !ok {
+			continue
+		}
+		l := fmt.Sprintf("%s (%s)", fail.Pos{File: file, Line: d.Line, Col: d.Col}, origin)
+		if !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "edit " + strings.Join(lines, ", ") + "; the tree is a copy that the next build rewrites"
+}
+
+// restoredNote says, for a tree file materialize put back after a hand
+// edit, where the edit belongs.
+func (u *userFiles) restoredNote(rel string) string {
+	file, origin, ok := u.manifest.SourceOf(u.tree, rel, u.pristine, u.overlay)
+	switch {
+	case !ok:
+		return fmt.Sprintf("restored %s: it was edited in the tree, which mlxbuild rewrites", rel)
+	case origin == overlays.FromOverlay:
+		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
+	case u.overlay != "":
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, file, filepath.Join(u.overlay, filepath.FromSlash(rel)))
+	}
+	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // DepsFetch fills the verified dependency cache with what the specs of
@@ -61,7 +62,7 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 			return err
 		}
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return configs.Usagef("-mirror=%s: not a directory; give the directory that holds the archives and git repositories", mirror)
+			return fail.Configf("-mirror=%s: not a directory; give the directory that holds the archives and git repositories", mirror)
 		}
 		mirror = abs
 	}

@@ -3,8 +3,10 @@ package flow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/go-version"
 
@@ -20,6 +22,9 @@ type Finding struct {
 	OK      bool
 	Detail  string // version, path, or what is wrong
 	Fix     string // what to install or set
+	// Unused marks a gap of a backend the project file does not declare:
+	// shown, but not a failure of this machine for this project.
+	Unused bool
 }
 
 // Doctor checks every prerequisite of every backend on this machine and
@@ -61,19 +66,25 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 			fs = append(fs, Finding{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"})
 			continue
 		}
-		if !contains(spec.Platforms, o.GOOS) {
-			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %v); nothing to check", o.GOOS, spec.Platforms)})
+		if !slices.Contains(spec.Platforms, o.GOOS) {
+			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %s); nothing to check", o.GOOS, strings.Join(spec.Platforms, ", "))})
 			continue
 		}
-		fs = append(fs, checkConstraints(spec)...)
-		fs = append(fs, checkToolchain(name, spec, o)...)
+		checks := append(checkConstraints(spec), checkToolchain(name, spec, o)...)
 		if cfgErr == nil {
-			fs = append(fs, depFindings(cfg, name, spec, o)...)
+			checks = append(checks, depFindings(cfg, name, spec, o)...)
 		}
+		// Without a project file every backend counts; with one, only cpu
+		// and the backends it declares.
+		used := cfgErr != nil || name == "cpu" || cfg.Project.Backends[name] != nil
+		for i := range checks {
+			checks[i].Unused = !used && !checks[i].OK
+		}
+		fs = append(fs, checks...)
 	}
 	missing := false
 	for _, f := range fs {
-		if !f.OK {
+		if !f.OK && !f.Unused {
 			missing = true
 		}
 	}
@@ -89,14 +100,10 @@ func describeTool(path string, v *version.Version) string {
 
 func checkConstraints(spec *configs.Spec) []Finding {
 	var fs []Finding
-	tools := make([]string, 0, len(spec.Constraints))
-	for t := range spec.Constraints {
-		if t != "rocm" && t != "cuda" {
-			tools = append(tools, t)
+	for _, t := range slices.Sorted(maps.Keys(spec.Constraints)) {
+		if t == "rocm" || t == "cuda" {
+			continue
 		}
-	}
-	sort.Strings(tools)
-	for _, t := range tools {
 		c, _ := version.NewConstraint(spec.Constraints[t])
 		_, v, err := backends.Tool(t)
 		f := Finding{Backend: spec.Backend, What: t + " " + spec.Constraints[t]}
@@ -133,7 +140,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 	case "cuda":
 		c, err := backends.LocateCUDA(o.Env)
 		if err != nil {
-			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error(), Fix: "install the CUDA toolkit under /usr/local/cuda or set CUDA_HOME"})
+			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error()}) // the error says what to do
 		}
 		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
 		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))
@@ -174,15 +181,6 @@ func libFindings(backend string, spec *configs.Spec, libDir, envVar string) []Fi
 		fs = append(fs, f)
 	}
 	return fs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // launcherFindings checks the compiler launcher and that its remote cache

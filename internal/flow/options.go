@@ -1,4 +1,4 @@
-// Package job runs mlxbuild's main flows (build, plan) over the plain
+// Package flow runs mlxbuild's main flows (build, plan) over the plain
 // packages: it loads the configuration, selects the backend, locates the
 // toolchain, resolves architectures, materializes the tree, decides what to
 // redo from the stamp, drives CMake and writes the link plan. Targets are
@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
@@ -47,3 +48,10 @@ func (o Options) withDefaults() Options {
 }
 
 func (o Options) printer() *ui.Printer { return ui.New(o.Stderr, o.Env) }
+
+// verbose reports whether the details of a no-op are wanted: Mage's -v sets
+// MAGEFILE_VERBOSE for the targets it runs.
+func (o Options) verbose() bool {
+	v, _ := strconv.ParseBool(o.Env("MAGEFILE_VERBOSE"))
+	return v
+}

@@ -30,12 +30,6 @@ func writeLinkPlan(dir string, p *backends.LinkPlan) error {
 	return nil
 }
 
-// writeAtomic replaces path with data unless it already holds exactly that.
-func writeAtomic(path string, data []byte) error {
-	_, err := atomicfile.WriteIfChanged(path, data, 0o644)
-	return err
-}
-
 // systemLibDirs are the directories the system linker searches by default
 // on this machine, for the existence check of system libraries.
 func systemLibDirs() []string {
@@ -53,8 +47,14 @@ func systemLibDirs() []string {
 	return dirs
 }
 
+// noop reports whether the build did nothing at all.
+func (s *Summary) noop() bool {
+	m := s.Materialize
+	return len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && m.Written+m.Restored+m.Removed+m.Touched+m.Dependents == 0
+}
+
 func printSummary(pr *ui.Printer, s *Summary) {
-	if len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured && s.Materialize.Written+s.Materialize.Restored+s.Materialize.Removed+s.Materialize.Touched == 0 {
+	if s.noop() {
 		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", s.Backend)
 	} else {
 		pr.Done("%s built", s.Backend)

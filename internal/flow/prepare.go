@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
@@ -16,6 +18,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -133,7 +136,7 @@ func (p *Prepared) locateToolchain() error {
 		p.CUDA = c
 		p.Toolchain = &backends.ToolchainInfo{Name: "cuda", Env: t.Env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
 	default:
-		return configs.Usagef("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
+		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
 	}
 	return nil
 }
@@ -141,13 +144,8 @@ func (p *Prepared) locateToolchain() error {
 // checkConstraints applies the spec's version constraints (go-version
 // syntax) to the tools and the toolchain.
 func (p *Prepared) checkConstraints() error {
-	tools := make([]string, 0, len(p.Spec.Constraints))
-	for tool := range p.Spec.Constraints {
-		tools = append(tools, tool)
-	}
-	sort.Strings(tools)
 	var problems, missing []string
-	for _, tool := range tools {
+	for _, tool := range slices.Sorted(maps.Keys(p.Spec.Constraints)) {
 		c, _ := version.NewConstraint(p.Spec.Constraints[tool])
 		var v *version.Version
 		switch tool {
@@ -187,27 +185,53 @@ func (p *Prepared) checkConstraints() error {
 }
 
 func (p *Prepared) resolveArch(ctx context.Context) error {
-	a := p.Spec.Architectures
-	if a == nil {
+	if p.Spec.Architectures == nil {
 		return nil
 	}
-	opts := arch.Options{Env: p.Opts.Env, Default: a.Default}
-	var r arch.Result
-	var err error
-	switch p.Backend {
-	case "rocm":
-		r, err = arch.ResolveROCm(ctx, opts)
-	case "cuda":
-		r, err = arch.ResolveCUDA(ctx, opts)
-	default:
-		return fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", p.Backend)
-	}
+	r, err := resolveArch(ctx, p.Spec, p.Backend, p.Opts.Env)
 	if err != nil {
 		return err
 	}
 	p.Arch = &r
 	p.Warnings = append(p.Warnings, r.Warnings...)
 	return nil
+}
+
+// resolveArch resolves a backend's architectures as its spec declares:
+// the variable (architectures.env), the probes in their order
+// (architectures.probes) and the default list.
+func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env func(string) string) (arch.Result, error) {
+	a := spec.Architectures
+	opts := arch.Options{Env: env, Default: a.Default, Var: a.Env, Probes: a.Probes}
+	switch backend {
+	case "rocm":
+		return arch.ResolveROCm(ctx, opts)
+	case "cuda":
+		return arch.ResolveCUDA(ctx, opts)
+	}
+	return arch.Result{}, fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", backend)
+}
+
+// ResolveArch is arch:<backend>: the architectures a build of backend would
+// use, resolved by the same function from the project's spec (the built-in
+// spec outside a project).
+func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, error) {
+	o = o.withDefaults()
+	var spec *configs.Spec
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	switch {
+	case errors.Is(err, configs.ErrNoProjectFile):
+		spec, err = configs.Builtin(backend)
+	case err == nil:
+		spec, err = cfg.Spec(backend)
+	}
+	if err != nil {
+		return arch.Result{}, err
+	}
+	if spec.Architectures == nil {
+		return arch.Result{}, fail.Configf("backend %s has no GPU architectures to resolve", backend)
+	}
+	return resolveArch(ctx, spec, backend, o.Env)
 }
 
 // checkArchSupport asks the toolchain whether it can compile every target

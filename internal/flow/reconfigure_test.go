@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -103,8 +104,13 @@ func TestInterruptedReconfigureIsRedone(t *testing.T) {
 			t.Fatal(err)
 		}
 		testutil.WriteFile(t, src, string(good)+"\n#error broken on purpose by the test\n")
-		if _, log, err := build(t, "gfx90a"); err == nil || !strings.Contains(err.Error(), "build failed") {
+		_, log, err := build(t, "gfx90a")
+		if err == nil || !strings.Contains(err.Error(), "build failed") {
 			t.Fatalf("the broken gfx90a build: %v, want a failed build\n%s", err, log)
+		}
+		// The error names the user's file, not only the tree's copy.
+		if msg, want := fail.Message(err), "edit "+filepath.Join(p.Rocm, hipFile)+":"; !strings.Contains(msg, want) || !strings.Contains(msg, " (overlay); the tree is a copy") {
+			t.Errorf("the message does not say to edit the overlay file (%s):\n%s", want, msg)
 		}
 		// The user fixes the file and goes back: every stamp input is as
 		// the last successful build recorded it.

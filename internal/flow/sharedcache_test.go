@@ -3,12 +3,12 @@ package flow_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -29,8 +29,7 @@ func TestTwoProjectsSharingACache(t *testing.T) {
 	tree := filepath.Join(first.Cache, "rocm", "tree")
 	before := testutil.Snapshot(t, tree)
 	_, err := flow.Apply(context.Background(), flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm")
-	var coded interface{ ExitStatus() int }
-	if !errors.As(err, &coded) || coded.ExitStatus() != 2 || !strings.Contains(err.Error(), first.Dir) || !strings.Contains(err.Error(), "MLXBUILD_CACHE") {
+	if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), first.Dir) || !strings.Contains(err.Error(), "MLXBUILD_CACHE") {
 		t.Errorf("the second project: %v; want exit 2 naming %s and MLXBUILD_CACHE", err, first.Dir)
 	}
 	if diff := testutil.SnapshotDiff(before, testutil.Snapshot(t, tree)); diff != "" {

@@ -8,93 +8,12 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/verify"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
-
-// verifyDecl is a backend's verify section in the project file: the scopes
-// and rules of the checks. Each check reads a folder of a scope: the
-// backend's overlay, its materialized tree, or the repository itself (the
-// engine's own sources), `root:` naming a folder inside it.
-type verifyDecl struct {
-	Records    *recordsDecl `yaml:"records"`
-	KernelKeys *struct {
-		At       configs.Pos `yaml:"-"`
-		Scope    string      `yaml:"scope"`
-		Root     string      `yaml:"root"`
-		Include  []string    `yaml:"include"`
-		Exclude  []string    `yaml:"exclude"`
-		Files    []string    `yaml:"files"`
-		Count    int         `yaml:"count"`
-		Launches string      `yaml:"launches"`
-	} `yaml:"kernel_keys"`
-	Wave32 *struct {
-		At      configs.Pos `yaml:"-"`
-		Scope   string      `yaml:"scope"`
-		Root    string      `yaml:"root"`
-		Include []string    `yaml:"include"`
-		Exclude []string    `yaml:"exclude"`
-	} `yaml:"wave32"`
-	Hygiene *struct {
-		At          configs.Pos `yaml:"-"`
-		Scope       string      `yaml:"scope"`
-		Root        string      `yaml:"root"`
-		Vendored    []string    `yaml:"vendored"`
-		Owned       []string    `yaml:"owned"`
-		Header      string      `yaml:"header"`
-		HeaderLines int         `yaml:"header_lines"`
-		Notice      string      `yaml:"notice"`
-	} `yaml:"hygiene"`
-	KernelPorts *struct {
-		At        configs.Pos `yaml:"-"`
-		Scope     string      `yaml:"scope"`
-		Root      string      `yaml:"root"`
-		Launchers []string    `yaml:"launchers"`
-		Helpers   []string    `yaml:"helpers"`
-		Rust      []string    `yaml:"rust"`
-		Exclude   []string    `yaml:"exclude"`
-	} `yaml:"kernel_ports"`
-	LicenseHeaders *struct {
-		At          configs.Pos `yaml:"-"`
-		Scope       string      `yaml:"scope"`
-		Root        string      `yaml:"root"`
-		Files       []string    `yaml:"files"`
-		Vendored    []string    `yaml:"vendored"`
-		Exclude     []string    `yaml:"exclude"`
-		Header      string      `yaml:"header"`
-		HeaderLines int         `yaml:"header_lines"`
-	} `yaml:"license_headers"`
-	CrossRefs *struct {
-		At       configs.Pos `yaml:"-"`
-		Scope    string      `yaml:"scope"`
-		Root     string      `yaml:"root"`
-		Files    []string    `yaml:"files"`
-		Vendored []string    `yaml:"vendored"`
-		Exclude  []string    `yaml:"exclude"`
-		Upstream string      `yaml:"upstream"`
-		Repo     string      `yaml:"repo"`
-	} `yaml:"cross_refs"`
-	Rules     []verify.Rule `yaml:"rules"`
-	RulesRoot *struct {
-		At    configs.Pos `yaml:"-"`
-		Scope string      `yaml:"scope"`
-		Root  string      `yaml:"root"`
-	} `yaml:"rules_scope"`
-	Link *struct {
-		Files   []string `yaml:"files"`
-		Needed  []string `yaml:"needed"`
-		Runpath []string `yaml:"runpath"`
-	} `yaml:"link"`
-}
-
-// recordsDecl is the records check's section.
-type recordsDecl struct {
-	At            configs.Pos `yaml:"-"`
-	Scope         string      `yaml:"scope"`
-	Root          string      `yaml:"root"`
-	RequireStatus bool        `yaml:"require_status"`
-}
 
 // VerifyResult is verify's outcome; Failed decides the exit status.
 type VerifyResult struct {
@@ -115,7 +34,7 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	pr := o.printer()
 	reports, err := verify.ReportsFromEnv(o.Env(verify.ReportEnv))
 	if err != nil {
-		return nil, configs.Usagef("%v", err)
+		return nil, fail.Configf("%v", err)
 	}
 	report := func(rs []verify.Result) error {
 		verify.WriteText(o.Stdout, rs, pr.Color)
@@ -125,11 +44,13 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
 	loaded, err := prepareConfig(o, target, backend)
 	if err != nil {
-		configResult.Status = verify.Fail
-		configResult.Reason = "the configuration does not load"
-		configResult.Findings = []verify.Finding{{Message: err.Error(), Fix: "fix the file and line named, then run verify again"}}
-		if rerr := report([]verify.Result{configResult}); rerr != nil {
-			return nil, rerr
+		if fail.KindOf(err) == fail.Config {
+			configResult.Status = verify.Fail
+			configResult.Reason = "the configuration does not load"
+			configResult.Findings = []verify.Finding{{Message: err.Error(), Fix: "fix the file and line named, then run verify again"}}
+			if rerr := report([]verify.Result{configResult}); rerr != nil {
+				return nil, rerr
+			}
 		}
 		return nil, err
 	}
@@ -160,12 +81,11 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 // With sum nil the build did not run: the checks that read a build (or the
 // tree it materializes) are reported as not run, the others run.
 func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, error) {
-	var decl verifyDecl
+	// The section was decoded and checked when the project file loaded.
+	var decl configs.Verify
 	pb := p.Config.Project.Backends[p.Backend]
-	if pb != nil {
-		if err := configs.DecodeRaw(pb.Verify, &decl); err != nil {
-			return nil, err
-		}
+	if pb != nil && pb.Verify != nil {
+		decl = *pb.Verify
 	}
 	built := sum != nil
 	notBuilt := func(name string) verify.Check {
@@ -219,9 +139,9 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 		case "records":
 			d := decl.Records
 			if d == nil {
-				d = &recordsDecl{}
+				d = &configs.VerifyRecords{}
 			}
-			err = source(name, d.At, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
+			err = source(name, d.Pos, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
 				c := verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
 				if pb != nil && pb.Fork != nil {
 					c.BackendDirs = pb.Fork.Dirs
@@ -244,7 +164,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "scope"), nil)
 				break
 			}
-			err = source(name, k.At, k.Scope, k.Root, "overlay", func(dir string) verify.Check {
+			err = source(name, k.Pos, k.Scope, k.Root, "overlay", func(dir string) verify.Check {
 				return verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}
 			})
 		case "wave32":
@@ -252,7 +172,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 			var scope, root string
 			var c verify.Wave32
 			if w := decl.Wave32; w != nil {
-				at, scope, root, c.Include, c.Exclude = w.At, w.Scope, w.Root, w.Include, w.Exclude
+				at, scope, root, c.Include, c.Exclude = w.Pos, w.Scope, w.Root, w.Include, w.Exclude
 			}
 			err = source(name, at, scope, root, "overlay", func(dir string) verify.Check {
 				c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
@@ -264,7 +184,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "vendored/owned files"), nil)
 				break
 			}
-			err = source(name, h.At, h.Scope, h.Root, "overlay", func(dir string) verify.Check {
+			err = source(name, h.Pos, h.Scope, h.Root, "overlay", func(dir string) verify.Check {
 				return verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}
 			})
 		case "kernel_ports":
@@ -273,7 +193,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "launchers"), nil)
 				break
 			}
-			err = source(name, k.At, k.Scope, k.Root, "repo", func(dir string) verify.Check {
+			err = source(name, k.Pos, k.Scope, k.Root, "repo", func(dir string) verify.Check {
 				return verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}
 			})
 		case "license_headers":
@@ -282,7 +202,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "owned files"), nil)
 				break
 			}
-			err = source(name, l.At, l.Scope, l.Root, "repo", func(dir string) verify.Check {
+			err = source(name, l.Pos, l.Scope, l.Root, "repo", func(dir string) verify.Check {
 				return verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}
 			})
 		case "cross_refs":
@@ -291,7 +211,7 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "files"), nil)
 				break
 			}
-			err = source(name, x.At, x.Scope, x.Root, "repo", func(dir string) verify.Check {
+			err = source(name, x.Pos, x.Scope, x.Root, "repo", func(dir string) verify.Check {
 				return verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}
 			})
 		case "isolation":
@@ -315,13 +235,18 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 				err = add(undeclared(name, "source rules"), nil)
 				break
 			}
+			rules := make([]verify.Rule, 0, len(decl.Rules))
+			for _, r := range decl.Rules {
+				rules = append(rules, verify.Rule{Name: r.Name, Files: r.Files, Exclude: r.Exclude, MustContain: r.MustContain,
+					MustNotContain: r.MustNotContain, Count: r.Count, IgnoreComments: r.IgnoreComments, Why: r.Why})
+			}
 			var at configs.Pos
 			var scope, root string
-			if r := decl.RulesRoot; r != nil {
-				at, scope, root = r.At, r.Scope, r.Root
+			if r := decl.RulesScope; r != nil {
+				at, scope, root = r.Pos, r.Scope, r.Root
 			}
 			err = source(name, at, scope, root, "tree", func(dir string) verify.Check {
-				return verify.Rules{Root: dir, Rules: decl.Rules}
+				return verify.Rules{Root: dir, Rules: rules}
 			})
 		case "link":
 			if !built {
@@ -382,13 +307,13 @@ func (p *Prepared) scopeDir(check string, at configs.Pos, scope, root, def strin
 	case "repo":
 		base = p.Config.Project.Abs(".")
 	default:
-		return "", configs.Usagef("%s: backends.%s.verify.%s.scope is %q; use overlay, tree or repo", at, p.Backend, check, scope)
+		return "", fail.Configf("%s: backends.%s.verify.%s.scope is %q; use overlay, tree or repo", at, p.Backend, check, scope)
 	}
 	if root == "" {
 		return base, nil
 	}
 	if filepath.IsAbs(root) || !filepath.IsLocal(filepath.FromSlash(root)) {
-		return "", configs.Usagef("%s: backends.%s.verify.%s.root %q must be a folder inside the %s, written relative to it", at, p.Backend, check, root, scope)
+		return "", fail.Configf("%s: backends.%s.verify.%s.root %q must be a folder inside the %s, written relative to it", at, p.Backend, check, root, scope)
 	}
 	return filepath.Join(base, filepath.FromSlash(root)), nil
 }
@@ -407,7 +332,7 @@ func overlayOrEmpty(overlay, scratch string) string {
 // linkCheck links a probe program with the link plan's ldflags.txt, with
 // --no-as-needed so every planned library lands in NEEDED, and checks it
 // (and any consumer binaries the project names) with the loader's rules.
-func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check, error) {
+func (p *Prepared) linkCheck(ctx context.Context, decl configs.Verify) (verify.Check, error) {
 	plan, err := p.linkPlan()
 	if err != nil {
 		return nil, err
@@ -417,7 +342,7 @@ func (p *Prepared) linkCheck(ctx context.Context, decl verifyDecl) (verify.Check
 		return nil, err
 	}
 	src := filepath.Join(dir, "probe.cpp")
-	if err := writeAtomic(src, []byte("// Linked by verify: every library of the link plan must load.\nint main() { return 0; }\n")); err != nil {
+	if err := atomicfile.Write(src, []byte("// Linked by verify: every library of the link plan must load.\nint main() { return 0; }\n"), 0o644); err != nil {
 		return nil, err
 	}
 	exe := filepath.Join(dir, "probe")

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // projectWithVerify is a project file whose cpu backend's verify section
@@ -22,18 +23,16 @@ func projectWithVerify(section string) string {
 	return b.String()
 }
 
-// decodeVerify parses the project file text and decodes its verify section
-// as verify:cpu does.
-func decodeVerify(file, text string) (*verifyDecl, error) {
+// decodeVerify parses the project file text; its verify section is decoded
+// and checked with the rest of the file, as verify:cpu reads it.
+func decodeVerify(file, text string) (*configs.Verify, error) {
 	p, err := configs.ParseProject(file, []byte(text))
 	if err != nil {
 		return nil, err
 	}
-	var d verifyDecl
-	if pb := p.Backends["cpu"]; pb != nil {
-		if err := configs.DecodeRaw(pb.Verify, &d); err != nil {
-			return nil, err
-		}
+	var d configs.Verify
+	if pb := p.Backends["cpu"]; pb != nil && pb.Verify != nil {
+		d = *pb.Verify
 	}
 	return &d, nil
 }
@@ -50,7 +49,7 @@ func FuzzVerifySection(f *testing.F) {
 		d, err := decodeVerify(file, text)
 		if err != nil {
 			var ce *configs.ConfigError
-			if !errors.As(err, &ce) || ce.ExitStatus() != 2 || len(ce.Problems) == 0 {
+			if !errors.As(err, &ce) || fail.ExitCode(err) != 2 || len(ce.Problems) == 0 {
 				t.Fatalf("want a configuration error with problems, got %T %v", err, err)
 			}
 			lines := strings.Count(text, "\n") + 1

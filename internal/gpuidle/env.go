@@ -1,7 +1,6 @@
 package gpuidle
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,10 +67,4 @@ func MaxFromEnv(getenv func(string) string) (time.Duration, error) {
 		return 0, &ConfigError{fmt.Sprintf("%s=%q is not a duration; use e.g. 45m, 1h or 2700 (seconds)", EnvIdleMax, v)}
 	}
 	return d, nil
-}
-
-// IsConfig reports whether err is the user's to fix (exit status 2).
-func IsConfig(err error) bool {
-	var ce *ConfigError
-	return errors.As(err, &ce)
 }

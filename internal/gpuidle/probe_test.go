@@ -281,7 +281,7 @@ func TestProbeFromEnv(t *testing.T) {
 		t.Fatalf("KFD override: %+v %v", p, err)
 	}
 	t.Setenv(EnvKFDProc, filepath.Join(kfd, "missing"))
-	if _, err := ProbeFromEnv(os.Getenv, nil); !IsConfig(err) || !strings.Contains(err.Error(), EnvKFDProc+"=") {
+	if _, err := ProbeFromEnv(os.Getenv, nil); !isConfig(err) || !strings.Contains(err.Error(), EnvKFDProc+"=") {
 		t.Fatalf("missing KFD override: %v", err)
 	}
 }
@@ -301,7 +301,7 @@ func TestMaxFromEnv(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"soon", "-5m", "-1", "10x"} {
-		if _, err := MaxFromEnv(env(v)); !IsConfig(err) || !strings.Contains(err.Error(), EnvIdleMax) {
+		if _, err := MaxFromEnv(env(v)); !isConfig(err) || !strings.Contains(err.Error(), EnvIdleMax) {
 			t.Errorf("%q: %v", v, err)
 		}
 	}

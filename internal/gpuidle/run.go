@@ -11,7 +11,7 @@ import (
 // Run is gpu:idle: it waits until nothing has used the GPU or compiled for
 // quiet, at most maxWait (nil: MLXBUILD_IDLE_MAX, else DefaultMax), reading
 // the machine's probes from getenv and writing progress to log.
-// IsConfig tells the caller which errors are the user's to fix.
+// Errors that are the user's to fix are of kind fail.Config.
 func Run(ctx context.Context, quiet time.Duration, maxWait *time.Duration, getenv func(string) string, log io.Writer) error {
 	limit := DefaultMax
 	if maxWait != nil {

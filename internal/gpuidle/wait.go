@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Checker reports what keeps the machine busy right now; *Probe is one.
@@ -62,6 +64,9 @@ type Options struct {
 type ConfigError struct{ Msg string }
 
 func (e *ConfigError) Error() string { return e.Msg }
+
+// Kind is configuration: a variable or argument the user must change.
+func (e *ConfigError) Kind() fail.Kind { return fail.Config }
 
 // Validate checks the options.
 func (o Options) Validate() error {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // fakeClock advances only when Wait sleeps; at each step it runs the events
@@ -233,7 +235,7 @@ func TestWaitTimeout(t *testing.T) {
 	opts := Options{Quiet: 90 * time.Second, Max: 10 * time.Minute, Poll: 7 * time.Second, Clock: clock}
 	res, err := Wait(context.Background(), m.probe(), opts)
 	var te *TimeoutError
-	if !errors.As(err, &te) || IsConfig(err) {
+	if !errors.As(err, &te) || isConfig(err) {
 		t.Fatalf("want a *TimeoutError, got %v", err)
 	}
 	if res.Waited != opts.Max {
@@ -285,7 +287,7 @@ func TestValidate(t *testing.T) {
 		{Quiet: time.Second, Max: time.Minute},
 		{Quiet: 2 * time.Minute, Max: time.Minute, Poll: time.Second},
 	} {
-		if _, err := Wait(context.Background(), &Probe{}, o); !IsConfig(err) {
+		if _, err := Wait(context.Background(), &Probe{}, o); !isConfig(err) {
 			t.Errorf("%+v: want a *ConfigError, got %v", o, err)
 		}
 	}
@@ -323,8 +325,11 @@ func TestRun(t *testing.T) {
 			return Run(context.Background(), 0, &zero, getenv, &log)
 		},
 	} {
-		if err := call(); !IsConfig(err) {
+		if err := call(); !isConfig(err) {
 			t.Errorf("%s: want a *ConfigError, got %v", name, err)
 		}
 	}
 }
+
+// isConfig reports whether err is the user's to fix (exit status 2).
+func isConfig(err error) bool { return err != nil && fail.KindOf(err) == fail.Config }

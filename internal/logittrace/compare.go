@@ -1,10 +1,11 @@
 package logittrace
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // DefaultDecided is the reference tool's threshold: a position whose
@@ -82,17 +83,13 @@ func (e *NotComparableError) Error() string {
 		return fmt.Sprintf("traces not comparable: %s has %d positions and %s %d; produce both from the same corpus and chunking",
 			e.Reference, e.RefCount, e.Candidate, e.CandCount)
 	}
-	return fmt.Sprintf("traces not comparable: they disagree about the corpus token at %d position(s), first at index %d (%s:%d, %s:%d); produce both from the same corpus",
-		e.Mismatched, e.First, e.Reference, e.RefLine, e.Candidate, e.CandLine)
+	return fmt.Sprintf("traces not comparable: they disagree about the corpus token at %d position(s), first at index %d (%s, %s); produce both from the same corpus",
+		e.Mismatched, e.First, fail.Pos{File: e.Reference, Line: e.RefLine}, fail.Pos{File: e.Candidate, Line: e.CandLine})
 }
 
-// IsUsage reports whether err is the user's to fix (traces that cannot be
-// read or compared, exit 2) rather than a failure to read a file (exit 1).
-func IsUsage(err error) bool {
-	var in *InputError
-	var nc *NotComparableError
-	return errors.As(err, &in) || errors.As(err, &nc)
-}
+// Kind is configuration: traces that cannot be compared are the user's to
+// fix (exit 2).
+func (e *NotComparableError) Kind() fail.Kind { return fail.Config }
 
 // Compare compares cand against ref position by position.
 func Compare(ref, cand *Trace, decided float64) (*Result, error) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // gaps are the reference's top-two gaps of the stand-in trace, one per
@@ -166,7 +168,7 @@ func TestNotComparable(t *testing.T) {
 	short.Rows = r.Rows[:5]
 	_, err := Compare(r, &short, DefaultDecided)
 	var nc *NotComparableError
-	if !errors.As(err, &nc) || nc.First != -1 || !IsUsage(err) || !strings.Contains(err.Error(), "has 10 positions and") {
+	if !errors.As(err, &nc) || nc.First != -1 || !isConfig(err) || !strings.Contains(err.Error(), "has 10 positions and") {
 		t.Fatalf("count mismatch: %v", err)
 	}
 	other := func(i int, r *Row) {
@@ -188,10 +190,10 @@ func TestRunExitClasses(t *testing.T) {
 	if err := Run(&out, ref, standIn(t, "cand.tsv", swapTop(0)), DefaultDecided); err != nil || !strings.Contains(out.String(), "verdict: the traces differ only where") {
 		t.Fatalf("disagreement is not an error: %v\n%s", err, out.String())
 	}
-	if err := Run(&out, ref, "testdata/no-such.tsv", DefaultDecided); err == nil || IsUsage(err) {
+	if err := Run(&out, ref, "testdata/no-such.tsv", DefaultDecided); err == nil || isConfig(err) {
 		t.Fatalf("a missing file is a failure, not a usage error: %v", err)
 	}
-	if err := Run(&out, ref, ref, -1); !IsUsage(err) {
+	if err := Run(&out, ref, ref, -1); !isConfig(err) {
 		t.Fatalf("a negative threshold is a usage error: %v", err)
 	}
 }
@@ -223,3 +225,6 @@ func TestMalformed(t *testing.T) {
 		})
 	}
 }
+
+// isConfig reports whether err is the user's to fix (exit status 2).
+func isConfig(err error) bool { return err != nil && fail.KindOf(err) == fail.Config }

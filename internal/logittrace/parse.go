@@ -17,6 +17,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Row is one position of a trace.
@@ -52,11 +54,14 @@ type InputError struct {
 	Msg       string
 }
 
+// Kind is configuration: a trace that does not parse is the user's to fix.
+func (e *InputError) Kind() fail.Kind { return fail.Config }
+
 func (e *InputError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	return fmt.Sprintf("%s: %s", fail.Pos{File: e.File, Line: e.Line, Col: e.Col}, e.Msg)
 }
 
 // columns is the data row layout the header's `# columns` line announces.

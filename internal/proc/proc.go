@@ -22,6 +22,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Cmd describes one program run.
@@ -52,8 +54,10 @@ type Result struct {
 // ErrTimeout is wrapped by Run's error when the context's deadline stopped the program.
 var ErrTimeout = errors.New("timed out")
 
-// ErrInterrupted is wrapped by Run's error when a cancelled context stopped the program.
-var ErrInterrupted = errors.New("interrupted")
+// ErrInterrupted is wrapped by Run's error when a cancelled context stopped
+// the program. It is of fail's Interrupted kind, so a run stopped from
+// outside exits as one, whatever wraps it.
+var ErrInterrupted error = &fail.Error{K: fail.Interrupted, Err: errors.New("interrupted")}
 
 // Grace is how long a stopped program has between SIGTERM and SIGKILL. It
 // is well inside the 5 s Mage waits for a target after Ctrl-C.

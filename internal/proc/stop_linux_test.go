@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	. "github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -86,10 +87,10 @@ func TestStopReachesNinjasJobs(t *testing.T) {
 			}
 			if how == "cancel" {
 				if !errors.Is(o.err, ErrInterrupted) || errors.Is(o.err, ErrTimeout) || !o.res.Interrupted || o.res.TimedOut ||
-					!strings.Contains(o.err.Error(), "interrupted after") {
+					!strings.Contains(o.err.Error(), "interrupted after") || fail.KindOf(o.err) != fail.Interrupted {
 					t.Errorf("cancelled: %v (%+v)", o.err, o.res)
 				}
-			} else if !errors.Is(o.err, ErrTimeout) || errors.Is(o.err, ErrInterrupted) || !o.res.TimedOut || !strings.Contains(o.err.Error(), "timed out after") {
+			} else if !errors.Is(o.err, ErrTimeout) || errors.Is(o.err, ErrInterrupted) || !o.res.TimedOut || !strings.Contains(o.err.Error(), "timed out after") || fail.KindOf(o.err) != fail.Failure {
 				t.Errorf("deadline: %v (%+v)", o.err, o.res)
 			}
 			// Ninja got SIGTERM before anything was killed: it says so.

@@ -1,6 +1,6 @@
 // Package ui prints what mlxbuild does for a person: headings, warnings,
-// errors that say what to do, and a summary. Colour comes from fatih/color
-// and is used only on a terminal with NO_COLOR unset.
+// errors that say what to do, and a summary. Colour (a few escape codes,
+// color.go) is used only on a terminal with NO_COLOR unset.
 package ui
 
 import (
@@ -8,8 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/fatih/color"
-	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // Printer writes human output to one stream (stderr for diagnostics).
@@ -32,21 +31,28 @@ func New(w io.Writer, env func(string) string) *Printer {
 // IsTerminal reports whether w is a terminal.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func (p *Printer) paint(attr color.Attribute, s string) string {
-	if !p.Color {
-		return s
+// Width is the terminal's width in columns for w, 0 when w is no terminal
+// or the size cannot be read.
+func Width(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
 	}
-	c := color.New(attr)
-	c.EnableColor()
-	return c.Sprint(s)
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
 }
+
+func (p *Printer) paint(c Color, s string) string { return Paint(p.Color, c, s) }
 
 // Step announces a phase: "==> materialize rocm tree".
 func (p *Printer) Step(format string, args ...any) {
-	fmt.Fprintf(p.W, "%s %s\n", p.paint(color.FgCyan, "==>"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "%s %s\n", p.paint(Cyan, "==>"), fmt.Sprintf(format, args...))
 }
 
 // Info prints an indented detail line.
@@ -56,25 +62,30 @@ func (p *Printer) Info(format string, args ...any) {
 
 // Warn prints a warning.
 func (p *Printer) Warn(format string, args ...any) {
-	fmt.Fprintf(p.W, "%s %s\n", p.paint(color.FgYellow, "warning:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "%s %s\n", p.paint(Yellow, "warning:"), fmt.Sprintf(format, args...))
 }
 
 // OK prints a passed check.
 func (p *Printer) OK(format string, args ...any) {
-	fmt.Fprintf(p.W, "  %s %s\n", p.paint(color.FgGreen, "ok  "), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "  %s %s\n", p.paint(Green, "ok  "), fmt.Sprintf(format, args...))
 }
 
 // Bad prints a failed check.
 func (p *Printer) Bad(format string, args ...any) {
-	fmt.Fprintf(p.W, "  %s %s\n", p.paint(color.FgRed, "FAIL"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "  %s %s\n", p.paint(Red, "FAIL"), fmt.Sprintf(format, args...))
+}
+
+// Skip prints a gap that does not count (a backend the project does not use).
+func (p *Printer) Skip(format string, args ...any) {
+	fmt.Fprintf(p.W, "  %s %s\n", p.paint(Yellow, "skip"), fmt.Sprintf(format, args...))
 }
 
 // Fix prints what to do about the line before.
 func (p *Printer) Fix(format string, args ...any) {
-	fmt.Fprintf(p.W, "       %s %s\n", p.paint(color.FgYellow, "->"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "       %s %s\n", p.paint(Yellow, "->"), fmt.Sprintf(format, args...))
 }
 
 // Done prints the closing line of a successful run.
 func (p *Printer) Done(format string, args ...any) {
-	fmt.Fprintf(p.W, "%s %s\n", p.paint(color.FgGreen, "done:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.W, "%s %s\n", p.paint(Green, "done:"), fmt.Sprintf(format, args...))
 }

@@ -22,21 +22,21 @@ import (
 // NOTICE names a source when it contains its URL or its owner/repo.
 type Hygiene struct {
 	// Root is the overlay directory.
-	Root string `yaml:"root" required:"true"`
+	Root string
 	// Vendored lists globs of files copied from elsewhere.
-	Vendored []string `yaml:"vendored"`
+	Vendored []string
 	// Owned lists globs of the project's own sources; vendored files are
 	// left out even when they match.
-	Owned []string `yaml:"owned"`
+	Owned []string
 	// Header is a regular expression one of the first HeaderLines lines of
 	// an owned source must match; default: a Copyright or SPDX line.
-	Header string `yaml:"header"`
+	Header string
 	// HeaderLines is how far into a file the header may start; default 10.
-	HeaderLines int `yaml:"header_lines"`
+	HeaderLines int
 	// Notice is the NOTICE file, relative to Root; default NOTICE.
-	Notice string `yaml:"notice"`
+	Notice string
 	// Upstream is the UPSTREAM file, relative to Root; default UPSTREAM.
-	Upstream string `yaml:"upstream"`
+	Upstream string
 }
 
 var (

@@ -18,19 +18,19 @@ import (
 // is a hand edit, named with its first differing line; a records file or any
 // other extra file in the tree is named too.
 type Integrity struct {
-	Tree     string `yaml:"tree" required:"true"`
-	Pristine string `yaml:"pristine" required:"true"`
-	Overlay  string `yaml:"overlay" required:"true"`
+	Tree     string
+	Pristine string
+	Overlay  string
 	// Ignore lists globs of tree files that are neither pristine nor overlay
 	// but allowed there (for instance a marker the materializer writes).
-	Ignore []string `yaml:"ignore"`
+	Ignore []string
 	// Require fails the check, instead of skipping it, when the tree does
 	// not exist yet.
-	Require bool `yaml:"require"`
+	Require bool
 	// Records lists the overlay's records files (slash-separated, relative
 	// to the overlay, as given to overlays.Materialize); default
 	// records.Names.
-	Records []string `yaml:"records"`
+	Records []string
 }
 
 // Name is the check's name in reports.

@@ -19,24 +19,24 @@ import (
 // copy has the foreign overlay's bytes rather than the pristine ones.
 type Isolation struct {
 	// CompileCommands is the build's compile_commands.json.
-	CompileCommands string `yaml:"compile_commands" required:"true"`
+	CompileCommands string
 	// Tree is the source tree the build compiled.
-	Tree string `yaml:"tree" required:"true"`
+	Tree string
 	// Foreign lists the other backends' overlay directories.
-	Foreign []string `yaml:"foreign"`
+	Foreign []string
 	// Own is this backend's overlay (its layers composed): a file it shares
 	// with another backend (the reference's patches/ goes to every backend)
 	// is no leak when the tree holds this overlay's copy.
-	Own string `yaml:"own"`
+	Own string
 	// Pristine is the pristine source, to tell a replaced file's pristine
 	// copy from a leaked overlay copy; optional.
-	Pristine string `yaml:"pristine"`
+	Pristine string
 	// Require fails the check, instead of skipping it, when there is no
 	// compile_commands.json yet.
-	Require bool `yaml:"require"`
+	Require bool
 	// Records lists the overlays' records files, left out of their file
 	// lists; default records.Names.
-	Records []string `yaml:"records"`
+	Records []string
 }
 
 type compileCommand struct {

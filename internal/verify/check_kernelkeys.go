@@ -29,16 +29,16 @@ import (
 // check_modulecache.go).
 type KernelKeys struct {
 	// Root is the directory the scope is searched in (the tree or an overlay).
-	Root string `yaml:"root" required:"true"`
+	Root string
 	// Include lists globs of files to search; default: C++, CUDA, HIP and
 	// Objective-C++ sources and headers.
-	Include []string `yaml:"include"`
+	Include []string
 	// Exclude lists globs of files to leave out of the search.
-	Exclude []string `yaml:"exclude"`
+	Exclude []string
 	// Files is the declared scope: every file under Root with a call site.
-	Files []string `yaml:"files"`
+	Files []string
 	// Count is the declared number of files in scope.
-	Count int `yaml:"count"`
+	Count int
 	// Launches is how launches are found: "follow" (the default) follows
 	// each factory call to its launches in the same file; "initializers"
 	// is the engine's rule for kernels reached through holders and port
@@ -46,7 +46,7 @@ type KernelKeys struct {
 	// template_args initializer names an input dtype (see
 	// check_kernelkeys_init.go). The scope is then the files that call
 	// those two.
-	Launches string `yaml:"launches"`
+	Launches string
 }
 
 // DefaultSourceGlobs are the files C++ source checks search by default.

@@ -26,14 +26,14 @@ import (
 // dynamic section is read with debug/elf, the same data `readelf -d` shows.
 type Link struct {
 	// Files are the ELF files (globs allowed) to check.
-	Files []string `yaml:"files" required:"true"`
+	Files []string
 	// Needed are soname prefixes each file must have in NEEDED.
-	Needed []string `yaml:"needed"`
+	Needed []string
 	// Runpath are directories each file's RUNPATH or RPATH must contain.
-	Runpath []string `yaml:"runpath"`
+	Runpath []string
 	// Require fails the check, instead of skipping it, when a file does
 	// not exist yet.
-	Require bool `yaml:"require"`
+	Require bool
 }
 
 // Name is the check's name in reports.

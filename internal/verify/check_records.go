@@ -19,19 +19,19 @@ import (
 // for UPSTREAM's commits and the current core files, and notes every patch.
 type Records struct {
 	// Overlay is the overlay directory that holds UPSTREAM and LOCAL_FIXES.md.
-	Overlay string `yaml:"overlay" required:"true"`
+	Overlay string
 	// Pin is the project's MLX pin; the caller fills it from the project file.
-	Pin string `yaml:"pin"`
+	Pin string
 	// RequireStatus makes an item without a `Status:` line a failure.
-	RequireStatus bool `yaml:"require_status"`
+	RequireStatus bool
 	// Upstream and LocalFixes are the records files' paths relative to
 	// Overlay; default UPSTREAM and LOCAL_FIXES.md at its root.
-	Upstream   string `yaml:"upstream"`
-	LocalFixes string `yaml:"local_fixes"`
+	Upstream   string
+	LocalFixes string
 	// BackendDirs are the overlay's directories vendored whole from a fork
 	// (mlx/backend/rocm); the other files are core files. Default: each
 	// mlx/backend/<name> of the overlay that holds a CMakeLists.txt.
-	BackendDirs []string `yaml:"backend_dirs"`
+	BackendDirs []string
 }
 
 // path returns the records file rel (or its default name) under Overlay.

@@ -15,27 +15,27 @@ import (
 // applying (a renamed folder) fails.
 type Rules struct {
 	// Root is the directory the globs are relative to.
-	Root  string `yaml:"root" required:"true"`
-	Rules []Rule `yaml:"rules"`
+	Root  string
+	Rules []Rule
 }
 
 // Rule is one declared source rule.
 type Rule struct {
-	Name    string   `yaml:"name" required:"true"`
-	Files   []string `yaml:"files" required:"true"`
-	Exclude []string `yaml:"exclude"`
+	Name    string
+	Files   []string
+	Exclude []string
 	// MustContain are regular expressions (multi-line mode: ^ and $ match
 	// at line ends) each selected file must match.
-	MustContain []string `yaml:"must_contain"`
+	MustContain []string
 	// MustNotContain are regular expressions no selected file may match.
-	MustNotContain []string `yaml:"must_not_contain"`
+	MustNotContain []string
 	// Count, when above zero, is the number of files the rule must select.
 	// A rule that selects no file fails in any case.
-	Count int `yaml:"count"`
+	Count int
 	// IgnoreComments matches against the code with C/C++ comments blanked.
-	IgnoreComments bool `yaml:"ignore_comments"`
+	IgnoreComments bool
 	// Why explains the rule; it becomes the finding's advice.
-	Why string `yaml:"why"`
+	Why string
 }
 
 // Name is the check's name in reports.

@@ -33,11 +33,11 @@ import (
 type Wave32 struct {
 	// Root is the directory searched: the ROCm overlay, the tree, or any
 	// directory of the repository (the engine's own kernels).
-	Root string `yaml:"root" required:"true"`
+	Root string
 	// Include lists globs of kernel sources; default: DefaultSourceGlobs.
-	Include []string `yaml:"include"`
+	Include []string
 	// Exclude lists globs to leave out.
-	Exclude []string `yaml:"exclude"`
+	Exclude []string
 }
 
 // WavefrontMacros are the macro names a wave32 guard must test.

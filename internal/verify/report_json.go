@@ -41,7 +41,7 @@ func WriteJSON(path string, rs []Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return reportFile.Write(path, append(data, '\n'))
 }
 
 // counts are the results of each status, for the reports' totals.

@@ -60,5 +60,5 @@ func WriteJUnit(path string, rs []Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append([]byte(xml.Header), append(data, '\n')...))
+	return reportFile.Write(path, append([]byte(xml.Header), append(data, '\n')...))
 }

@@ -99,7 +99,8 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("report = %+v", got)
 	}
 	// A directory in the way is an error that names the path.
-	if err := WriteJSON(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "writing report") {
+	dir := t.TempDir()
+	if err := WriteJSON(dir, nil); err == nil || !strings.Contains(err.Error(), "writing verify report "+dir+": ") {
 		t.Errorf("writing over a directory: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fatih/color"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // WriteText writes one line per check (PASS, FAIL or SKIP, the check's name
@@ -13,19 +13,12 @@ import (
 // with a `fix:` line, and a closing count. With color set, the status words
 // are coloured; the caller decides (terminal, NO_COLOR).
 func WriteText(w io.Writer, rs []Result, useColor bool) {
-	paint := func(c *color.Color, s string) string {
-		if !useColor {
-			return s
-		}
-		c.EnableColor()
-		return c.Sprint(s)
-	}
-	green, red, yellow := color.New(color.FgGreen), color.New(color.FgRed, color.Bold), color.New(color.FgYellow)
+	paint := func(c ui.Color, s string) string { return ui.Paint(useColor, c, s) }
 	var n counts
 	var b strings.Builder
 	for _, r := range rs {
 		n.add(r.Status)
-		word := map[Status]string{Pass: paint(green, "PASS"), Fail: paint(red, "FAIL"), Skip: paint(yellow, "SKIP"), NotRun: paint(red, "NRUN")}[r.Status]
+		word := map[Status]string{Pass: paint(ui.Green, "PASS"), Fail: paint(ui.BoldRed, "FAIL"), Skip: paint(ui.Yellow, "SKIP"), NotRun: paint(ui.BoldRed, "NRUN")}[r.Status]
 		b.WriteString(word + "  " + r.Check)
 		if summary := summarize(r); summary != "" {
 			b.WriteString(": " + summary)

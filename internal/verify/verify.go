@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Status is the outcome of one check.
@@ -54,10 +56,7 @@ type Finding struct {
 
 // Location renders "file:line", "file" or "".
 func (f Finding) Location() string {
-	if f.File == "" || f.Line <= 0 {
-		return f.File
-	}
-	return fmt.Sprintf("%s:%d", f.File, f.Line)
+	return fail.Pos{File: f.File, Line: f.Line}.String()
 }
 
 // Result is the outcome of one check.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -73,7 +74,7 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
 	upData, err := os.ReadFile(upFile)
 	if err != nil {
-		return nil, configs.Usagef("%s: %v; an overlay vendored from a fork keeps UPSTREAM with commit:, fork_upstream_merge_base: and retargeted_to_mlx_pin:", upFile, errors.Unwrap(err))
+		return nil, fail.Configf("%s: %v; an overlay vendored from a fork keeps UPSTREAM with commit:, fork_upstream_merge_base: and retargeted_to_mlx_pin:", upFile, errors.Unwrap(err))
 	}
 	up, _ := records.ParseUpstream(upData)
 	rep := &CheckReport{}
@@ -83,7 +84,7 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 	}{{"commit", &rep.Fork}, {"fork_upstream_merge_base", &rep.Base}, {"retargeted_to_mlx_pin", &rep.Pin}} {
 		f, ok := up.Get(k.key)
 		if !ok || !fullHex(f.Value) {
-			return nil, configs.Usagef("%s: %s must be a full 40-hex commit; write `%s: <commit>`", upFile, k.key, k.key)
+			return nil, fail.Configf("%s: %s must be a full 40-hex commit; write `%s: <commit>`", upFile, k.key, k.key)
 		}
 		*k.dst = f.Value
 	}
@@ -110,7 +111,7 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 			return nil, err
 		}
 	} else if !fork.has(ctx, rep.Pin) {
-		return nil, configs.Usagef("the pin %s is not in the fork %s; set source.git in mlxbuild.yaml so mlxbuild can read MLX at the pin", short(rep.Pin), o.Fork.Git)
+		return nil, fail.Configf("the pin %s is not in the fork %s; set source.git in mlxbuild.yaml so mlxbuild can read MLX at the pin", short(rep.Pin), o.Fork.Git)
 	}
 	scratch, err := os.MkdirTemp("", "mlxbuild-check-")
 	if err != nil {

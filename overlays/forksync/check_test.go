@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -278,7 +279,7 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 	o := RetargetOptions{CacheRoot: f.cache, Overlay: f.overlay, Upstream: f.mlx.dir, OldPin: f.p1, NewPin: p2, BackendDirs: []string{rocm}}
 	res, err := Retarget(context.Background(), o)
 	var ce *RetargetConflictError
-	if !errors.As(err, &ce) || ce.ExitStatus() != 1 {
+	if !errors.As(err, &ce) || fail.ExitCode(err) != 1 {
 		t.Fatalf("err = %v, want a conflict", err)
 	}
 	sameSnap(t, snap(t, f.overlay), before)
@@ -312,8 +313,7 @@ func TestRetargetRefusesBadRevs(t *testing.T) {
 			t.Errorf("retarget to %q: no error", rev)
 			continue
 		}
-		var coded interface{ ExitStatus() int }
-		if rev != "0000000000000000000000000000000000000001" && (!errors.As(err, &coded) || coded.ExitStatus() != 2) {
+		if rev != "0000000000000000000000000000000000000001" && (fail.KindOf(err) != fail.Config) {
 			t.Errorf("retarget to %q: %v, want a usage error (exit 2)", rev, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -62,10 +63,10 @@ type FileDrift struct {
 // with upstream's change between o.Pin and o.Candidate.
 func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	if o.Upstream == "" {
-		return nil, configs.Usagef("overlay drift needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
+		return nil, fail.Configf("overlay drift needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
 	if o.Pin == "" {
-		return nil, configs.Usagef("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
+		return nil, fail.Configf("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
 	}
 	if o.Candidate != "" {
 		if err := checkArgRev("overlay drift: -candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
@@ -225,7 +226,7 @@ func (r *Repo) refresh(ctx context.Context, cacheRoot string) error {
 func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (DriftOptions, []string, error) {
 	ov := cfg.Overlay(backend)
 	if ov == "" {
-		return DriftOptions{}, nil, configs.Usagef("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
+		return DriftOptions{}, nil, fail.Configf("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
 	}
 	spec, err := cfg.Spec(backend)
 	if err != nil {

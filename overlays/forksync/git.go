@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/overlays"
@@ -140,7 +140,7 @@ func checkRepos(repos ...string) error {
 			continue
 		}
 		if err := gitrun.CheckRepo(r); err != nil {
-			return configs.Usagef("forksync: the repository %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", clipValue(r), err)
+			return fail.Configf("forksync: the repository %q %v; give a URL (https://, ssh://, git://, file://) or a path in mlxbuild.yaml", clipValue(r), err)
 		}
 	}
 	return nil

@@ -2,13 +2,13 @@ package forksync
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -55,8 +55,7 @@ func refused(t *testing.T, err error, m string, want ...string) {
 		t.Fatal("the injected value was accepted")
 	}
 	t.Logf("refused: %v", err)
-	var st interface{ ExitStatus() int }
-	if !errors.As(err, &st) || st.ExitStatus() != 2 {
+	if fail.ExitCode(err) != 2 {
 		t.Errorf("want exit status 2 (bad configuration or usage), got %T: %v", err, err)
 	}
 	for _, w := range want {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // ForkBackend picks the backend whose project entry has a fork: the one
@@ -17,7 +18,7 @@ func ForkBackend(cfg *configs.Config, name string) (string, configs.Fork, error)
 	if name != "" {
 		pb := p.Backends[name]
 		if pb == nil || pb.Fork == nil {
-			return "", configs.Fork{}, configs.Usagef("backends.%s in %s has no fork: entry; add `fork: {git: ..., dirs: [...]}` there, or pick a backend that has one", name, p.File)
+			return "", configs.Fork{}, fail.Configf("backends.%s in %s has no fork: entry; add `fork: {git: ..., dirs: [...]}` there, or pick a backend that has one", name, p.File)
 		}
 		return name, resolveFork(p, pb.Fork), nil
 	}
@@ -30,11 +31,11 @@ func ForkBackend(cfg *configs.Config, name string) (string, configs.Fork, error)
 	sort.Strings(with)
 	switch len(with) {
 	case 0:
-		return "", configs.Fork{}, configs.Usagef("no backend in %s has a fork: entry; add `fork: {git: <fork URL or path>, dirs: [mlx/backend/rocm]}` under the backend whose overlay comes from a fork", p.File)
+		return "", configs.Fork{}, fail.Configf("no backend in %s has a fork: entry; add `fork: {git: <fork URL or path>, dirs: [mlx/backend/rocm]}` under the backend whose overlay comes from a fork", p.File)
 	case 1:
 		return with[0], resolveFork(p, p.Backends[with[0]].Fork), nil
 	}
-	return "", configs.Fork{}, configs.Usagef("backends %s in %s all have a fork: entry; pick one with -backend=%s", strings.Join(with, ", "), p.File, with[0])
+	return "", configs.Fork{}, fail.Configf("backends %s in %s all have a fork: entry; pick one with -backend=%s", strings.Join(with, ", "), p.File, with[0])
 }
 
 func resolveFork(p *configs.Project, f *configs.Fork) configs.Fork {
@@ -67,7 +68,7 @@ func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, SyncOp
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", SyncOptions{}, configs.Usagef("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+		return "", SyncOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
 	return name, SyncOptions{
 		CacheRoot: cfg.CacheRoot.Value,
@@ -87,7 +88,7 @@ func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, C
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", CheckOptions{}, configs.Usagef("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+		return "", CheckOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
 	return name, CheckOptions{CacheRoot: cfg.CacheRoot.Value, Overlay: ov, Fork: fork, Upstream: upstreamRepo(cfg.Project), Write: write}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -36,9 +37,9 @@ func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 	}
 	if len(names) == 0 {
 		if backend != "" {
-			return nil, configs.Usagef("backends.%s in %s has no overlay:, so it has no records", backend, cfg.Project.File)
+			return nil, fail.Configf("backends.%s in %s has no overlay:, so it has no records", backend, cfg.Project.File)
 		}
-		return nil, configs.Usagef("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
+		return nil, fail.Configf("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
 	}
 	sort.Strings(names)
 	var out []RecordsReport
@@ -115,6 +116,6 @@ func (r RecordsReport) Render(w io.Writer) {
 		len(r.Items), plural(len(r.Items)), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
 		counts[records.StatusToBeProposed], counts[records.StatusProposed], counts[records.StatusUnknown])
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  %s:%d: %s; %s\n", r.File, p.Line, p.Message, p.Fix)
+		fmt.Fprintf(w, "  %s: %s; %s\n", fail.Pos{File: r.File, Line: p.Line}, p.Message, p.Fix)
 	}
 }

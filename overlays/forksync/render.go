@@ -46,50 +46,6 @@ func (r *DriftReport) Render(w io.Writer) {
 	}
 }
 
-// Render writes the API drift report: compile errors by file, then the
-// undefined symbols the bump causes, with the sources that use them.
-func (r *APIDriftReport) Render(w io.Writer) {
-	fmt.Fprintf(w, "%s overlay on MLX %s", r.Backend, short(r.Candidate))
-	if r.Pin != "" {
-		fmt.Fprintf(w, " (baseline: source.pin %s)", short(r.Pin))
-	}
-	fmt.Fprintf(w, "\nscratch build: %s\n", r.Dir)
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	if r.ConfigureError != "" {
-		fmt.Fprintf(w, "configure failed: %s\n", r.ConfigureError)
-	}
-	for _, f := range r.CompileErrors {
-		origin := "upstream"
-		if f.InOverlay {
-			origin = "overlay"
-		}
-		fmt.Fprintf(w, "compile errors in %s (%s):\n", f.File, origin)
-		for _, d := range f.Errors {
-			fmt.Fprintf(w, "  %s:%d: %s\n", f.File, d.Line, d.Message)
-		}
-	}
-	if len(r.Undefined) > 0 {
-		fmt.Fprintf(w, "undefined symbols (%d):\n", len(r.Undefined))
-		for _, s := range r.Undefined {
-			fmt.Fprintf(w, "  %s\n    used by %s\n", s.Name, strings.Join(s.From, ", "))
-		}
-	}
-	if len(r.Unresolved) > 0 {
-		fmt.Fprintf(w, "%d symbol%s already unresolved at the pin (not caused by the bump):", len(r.Unresolved), plural(len(r.Unresolved)))
-		for _, s := range r.Unresolved {
-			fmt.Fprintf(w, " %s;", s.Name)
-		}
-		fmt.Fprintln(w)
-	}
-	if n := r.Breaks(); n == 0 {
-		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
-	} else {
-		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
-	}
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -51,8 +52,8 @@ func (e *RetargetConflictError) Error() string {
 	return b.String()
 }
 
-// ExitStatus is 1: the retarget ran and found conflicts.
-func (e *RetargetConflictError) ExitStatus() int { return 1 }
+// Kind is Failure: the retarget ran and found conflicts.
+func (e *RetargetConflictError) Kind() fail.Kind { return fail.Failure }
 
 // Retarget moves the overlay's core files from o.OldPin to o.NewPin: each
 // one takes upstream's change between the two pins by a three-way merge
@@ -64,12 +65,17 @@ func (e *RetargetConflictError) ExitStatus() int { return 1 }
 // the staging copy holds the merges, markers included, for the user to read.
 func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	if o.Upstream == "" {
-		return nil, configs.Usagef("retarget needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
+		return nil, fail.Configf("retarget needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
 	for _, rev := range []struct{ what, rev string }{{"the old pin", o.OldPin}, {"the new pin", o.NewPin}} {
 		if err := checkRev(rev.what, rev.rev); err != nil {
 			return nil, err
 		}
+	}
+	// The root is made (and tagged) mlxbuild's before the lock is the
+	// first file in it, as Sync does.
+	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
+		return nil, err
 	}
 	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
 	if err != nil {
@@ -96,7 +102,7 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	}
 	core := layout.Core()
 	if len(core) == 0 {
-		return nil, configs.Usagef("the overlay %s has no core files (every file is under %s): there is nothing to retarget", o.Overlay, strings.Join(layout.BackendDirs, ", "))
+		return nil, fail.Configf("the overlay %s has no core files (every file is under %s): there is nothing to retarget", o.Overlay, strings.Join(layout.BackendDirs, ", "))
 	}
 	old, err := repo.readTree(ctx, res.From, core)
 	if err != nil {
@@ -178,7 +184,7 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 // any git command line.
 func checkRev(what, rev string) error {
 	if err := gitrun.CheckRev(rev); err != nil {
-		return configs.Usagef("%s %q %v; give a commit id (40 hex), a branch or a tag of MLX", what, rev, err)
+		return fail.Configf("%s %q %v; give a commit id (40 hex), a branch or a tag of MLX", what, rev, err)
 	}
 	return nil
 }
@@ -222,14 +228,14 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, Re
 				}
 			}
 			if len(with) != 1 {
-				return "", RetargetOptions{}, configs.Usagef("pick the overlay to retarget with -backend=NAME (backends with an overlay: %v)", with)
+				return "", RetargetOptions{}, fail.Configf("pick the overlay to retarget with -backend=NAME (backends with an overlay: %v)", with)
 			}
 			name = with[0]
 		}
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", RetargetOptions{}, configs.Usagef("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
+		return "", RetargetOptions{}, fail.Configf("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
 	}
 	o := RetargetOptions{CacheRoot: cfg.CacheRoot.Value, Overlay: ov, Upstream: upstreamRepo(cfg.Project), OldPin: cfg.Project.Source.Pin, NewPin: newPin}
 	if pb := cfg.Project.Backends[name]; pb != nil && pb.Fork != nil {
@@ -244,7 +250,7 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, Re
 		return "", RetargetOptions{}, fmt.Errorf("forksync: reading %s: %w", filepath.Join(ov, records.UpstreamName), err)
 	}
 	if o.OldPin == "" {
-		return "", RetargetOptions{}, configs.Usagef("no pin to retarget from: set source.pin in %s or retargeted_to_mlx_pin in the overlay's UPSTREAM", cfg.Project.File)
+		return "", RetargetOptions{}, fail.Configf("no pin to retarget from: set source.pin in %s or retargeted_to_mlx_pin in the overlay's UPSTREAM", cfg.Project.File)
 	}
 	return name, o, nil
 }

@@ -70,9 +70,6 @@ func (e *ConflictError) Error() string {
 	return b.String()
 }
 
-// ExitStatus is 1: the sync ran and found conflicts.
-func (e *ConflictError) ExitStatus() int { return 1 }
-
 // Sync moves the overlay to the fork commit o.Commit:
 //
 //   - Files under the fork's directories take the fork's change from

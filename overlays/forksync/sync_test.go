@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -196,8 +197,8 @@ func TestSyncConflictChangesNothingAndNamesTheFile(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a ConflictError, got %v", err)
 	}
-	if ce.ExitStatus() != 1 {
-		t.Errorf("ExitStatus = %d", ce.ExitStatus())
+	if code := fail.ExitCode(err); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
 	}
 	sameSnap(t, snap(t, f.overlay), f.before)
 	if len(res.Conflicts) != 1 || res.Conflicts[0].Path != rocm+"/a.hip" {

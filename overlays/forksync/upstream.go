@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -57,7 +58,7 @@ func checkRecordRev(file string, f records.Field) error {
 // "-candidate") that git must not see (exit status 2).
 func checkArgRev(what, rev, fix string) error {
 	if err := gitrun.CheckRev(rev); err != nil {
-		return configs.Usagef("%s %q %v; %s", what, clipValue(rev), err, fix)
+		return fail.Configf("%s %q %v; %s", what, clipValue(rev), err, fix)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package forksync
+package flow
 
 import (
 	"context"
@@ -7,21 +7,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
-	"github.com/mlxbuild/mlxbuild/internal/flow"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays"
+	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
 // APIDriftOptions say what to build.
 type APIDriftOptions struct {
-	Job       flow.Options // where the project is, the environment
-	Backend   string       // the backend whose overlay and defines to use
-	Candidate string       // the MLX commit to try (an id, a branch or a tag)
+	Job       Options // where the project is, the environment
+	Backend   string  // the backend whose overlay and defines to use
+	Candidate string  // the MLX commit to try (an id, a branch or a tag)
 	// NoBaseline skips the build at source.pin that tells breaks the bump
 	// causes from symbols that were already unresolved (a CPU build of a
 	// GPU overlay, the GPU runtime's symbols).
@@ -80,30 +82,26 @@ type Symbol struct {
 // kept only when a trial link with the C++ driver's libraries misses them
 // too. The same build at source.pin (kept between runs) is the baseline.
 func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
-	if err := checkArgRev("overlay apiDrift: the candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
-		return nil, err
+	if err := gitrun.CheckRev(o.Candidate); err != nil {
+		return nil, fail.Configf("overlay apiDrift: the candidate %q %v; give an MLX commit id, a branch or a tag", shortID(o.Candidate), err)
 	}
-	p, err := flow.Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
+	p, err := Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
 	if err != nil {
 		return nil, err
 	}
 	proj := p.Config.Project
-	upstream := upstreamRepo(proj)
+	upstream := forksync.Upstream(proj)
 	if upstream == "" {
 		return nil, fmt.Errorf("overlay apiDrift needs MLX's history to check out %s: set source.git in %s (a URL or a local clone)", o.Candidate, proj.File)
 	}
 	root := p.Config.CacheRoot.Value
-	revs := []string{o.Candidate}
+	var also []string
 	baseline := !o.NoBaseline && proj.Source.Pin != ""
 	if baseline {
-		revs = append(revs, proj.Source.Pin)
-	}
-	repo, err := openRepo(ctx, root, upstream, revs...)
-	if err != nil {
-		return nil, err
+		also = append(also, proj.Source.Pin)
 	}
 	rep := &APIDriftReport{Backend: p.Backend}
-	if rep.Candidate, err = repo.Resolve(ctx, o.Candidate); err != nil {
+	if rep.Candidate, err = forksync.ResolveUpstream(ctx, root, upstream, o.Candidate, also...); err != nil {
 		return nil, err
 	}
 	b := &driftBuild{p: p, upstream: upstream, progress: o.Progress}
@@ -120,7 +118,7 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 			return nil, err
 		}
 		if base.configureError != "" || len(base.errors) > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("the overlay does not build cleanly at source.pin %s either (see %s): undefined symbols are compared with what that build produced", short(rep.Pin), base.log))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the overlay does not build cleanly at source.pin %s either (see %s): undefined symbols are compared with what that build produced", shortID(rep.Pin), base.log))
 		}
 	}
 	if len(cand.errors) > 0 {
@@ -141,7 +139,7 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 
 // driftBuild builds the overlay on one pin after another.
 type driftBuild struct {
-	p        *flow.Prepared
+	p        *Prepared
 	upstream string
 	progress io.Writer
 }
@@ -158,13 +156,13 @@ type buildOutcome struct {
 func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) {
 	p := b.p
 	root := p.Config.CacheRoot.Value
-	dir := filepath.Join(root, "apidrift", p.Backend, short(pin))
+	dir := filepath.Join(root, "apidrift", p.Backend, shortID(pin))
 	out := &buildOutcome{dir: dir, log: filepath.Join(dir, "build.log"), missingSet: map[string]bool{}}
 	if err := cache.EnsureRoot(root); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("forksync: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", dir, err)
+		return nil, fmt.Errorf("overlay apiDrift: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", dir, err)
 	}
 	unlock, err := cache.Lock(ctx, filepath.Join(dir, "lock"), nil)
 	if err != nil {
@@ -218,7 +216,7 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 	out.errors = groupErrors(res.Errors, tree, overlay)
 	objs, err := objects(build)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: listing the objects of %s: %w", build, err)
+		return nil, fmt.Errorf("overlay apiDrift: listing the objects of %s: %w", build, err)
 	}
 	syms, err := readSymbols(ctx, objs)
 	if err != nil {
@@ -233,13 +231,13 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 			names = append(names, s)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, s := range names {
 		sym := Symbol{Name: s}
 		for obj := range missing[s] {
 			sym.From = append(sym.From, objectSource(obj))
 		}
-		sort.Strings(sym.From)
+		slices.Sort(sym.From)
 		out.missing = append(out.missing, sym)
 		out.missingSet[s] = true
 	}
@@ -276,7 +274,7 @@ func groupErrors(diags []cmake.Diagnostic, tree, overlay string) []FileErrors {
 		d.File = rel
 		fe.Errors = append(fe.Errors, d)
 	}
-	sort.Strings(order)
+	slices.Sort(order)
 	out := make([]FileErrors, 0, len(order))
 	for _, f := range order {
 		out = append(out, *byFile[f])
@@ -292,4 +290,63 @@ func objectSource(obj string) string {
 		s = s[i+len(".dir/"):]
 	}
 	return strings.TrimSuffix(s, ".o")
+}
+
+// shortID abbreviates a commit id for messages and directory names.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// Render writes the API drift report: compile errors by file, then the
+// undefined symbols the bump causes, with the sources that use them.
+func (r *APIDriftReport) Render(w io.Writer) {
+	fmt.Fprintf(w, "%s overlay on MLX %s", r.Backend, shortID(r.Candidate))
+	if r.Pin != "" {
+		fmt.Fprintf(w, " (baseline: source.pin %s)", shortID(r.Pin))
+	}
+	fmt.Fprintf(w, "\nscratch build: %s\n", r.Dir)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.ConfigureError != "" {
+		fmt.Fprintf(w, "configure failed: %s\n", r.ConfigureError)
+	}
+	for _, f := range r.CompileErrors {
+		origin := "upstream"
+		if f.InOverlay {
+			origin = "overlay"
+		}
+		fmt.Fprintf(w, "compile errors in %s (%s):\n", f.File, origin)
+		for _, d := range f.Errors {
+			fmt.Fprintf(w, "  %s: %s\n", fail.Pos{File: f.File, Line: d.Line}, d.Message)
+		}
+	}
+	if len(r.Undefined) > 0 {
+		fmt.Fprintf(w, "undefined symbols (%d):\n", len(r.Undefined))
+		for _, s := range r.Undefined {
+			fmt.Fprintf(w, "  %s\n    used by %s\n", s.Name, strings.Join(s.From, ", "))
+		}
+	}
+	if len(r.Unresolved) > 0 {
+		fmt.Fprintf(w, "%d symbol%s already unresolved at the pin (not caused by the bump):", len(r.Unresolved), plural(len(r.Unresolved)))
+		for _, s := range r.Unresolved {
+			fmt.Fprintf(w, " %s;", s.Name)
+		}
+		fmt.Fprintln(w)
+	}
+	if n := r.Breaks(); n == 0 {
+		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
+	} else {
+		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -1,4 +1,4 @@
-package forksync
+package flow
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package forksync
+package flow
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
@@ -32,7 +32,7 @@ func objects(build string) ([]string, error) {
 		}
 		return nil
 	})
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, err
 }
 

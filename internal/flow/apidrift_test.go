@@ -1,0 +1,71 @@
+package flow_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/flow"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
+)
+
+// TestAPIDriftListsEachBreak builds the example's overlay on three upstream
+// commits past its pin (a rename, a changed signature, a new primitive) and
+// expects each break by name, and none at the pin itself.
+func TestAPIDriftListsEachBreak(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "nm", "c++", "git")
+	h := testutil.NewExampleHistory(t, examplesDir)
+	rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
+		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.Render(&out)
+	report := out.String()
+	t.Log(report)
+	if rep.Candidate != h.Head || rep.Pin != h.Pin {
+		t.Errorf("built %s against %s, want %s against %s", rep.Candidate, rep.Pin, h.Head, h.Pin)
+	}
+	// The changed signature: the overlay's is_available no longer matches.
+	if len(rep.CompileErrors) != 1 || rep.CompileErrors[0].File != "mlx/backend/gpu/available.cpp" || !rep.CompileErrors[0].InOverlay ||
+		!strings.Contains(rep.CompileErrors[0].Errors[0].Message, "is_available") {
+		t.Errorf("compile errors: %+v\n%s", rep.CompileErrors, report)
+	}
+	want := map[string]string{ // symbol -> the source that calls it
+		"mlx::core::gpu::num_devices()":                                               "mlx/c_api.cpp",
+		"mlx::core::gpu::add(float const*, float const*, float*, unsigned long, int)": "mlx/c_api.cpp",
+		"mlx::core::gpu::multiply(float const*, float const*, float*, unsigned long)": "mlx/c_api.cpp",
+	}
+	got := map[string]flow.Symbol{}
+	for _, s := range rep.Undefined {
+		got[s.Name] = s
+	}
+	for name, from := range want {
+		s, ok := got[name]
+		if !ok {
+			t.Errorf("undefined symbol %s is not reported:\n%s", name, report)
+			continue
+		}
+		if len(s.From) != 1 || !strings.HasSuffix(s.From[0], from) {
+			t.Errorf("%s is referenced from %v, want %s", name, s.From, from)
+		}
+		if !strings.Contains(report, name) {
+			t.Errorf("the rendered report lacks %s", name)
+		}
+	}
+	if len(rep.Undefined) != len(want) {
+		t.Errorf("undefined symbols: %+v, want exactly %d (libstdc++'s and the pin's own are not breaks)", rep.Undefined, len(want))
+	}
+	// At the pin itself nothing breaks: the CPU build of the ROCm overlay
+	// leaves the rocm:: kernels unresolved, but they were already.
+	rep, err = flow.APIDrift(context.Background(), flow.APIDriftOptions{
+		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: h.Pin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Breaks() != 0 || len(rep.Unresolved) == 0 || !strings.Contains(rep.Unresolved[0].Name, "rocm::") {
+		t.Errorf("at the pin: breaks %d, unresolved %+v", rep.Breaks(), rep.Unresolved)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/suggest"
 )
 
 // Info is what mlxbuild knows about one gfx target.
@@ -97,7 +99,7 @@ func Nearest(name string, n int) []string {
 	}
 	var cs []cand
 	for k := range known {
-		cs = append(cs, cand{k, editDistance(name, k)})
+		cs = append(cs, cand{k, suggest.Distance(name, k)})
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(a.d, b.d), strings.Compare(a.name, b.name))
@@ -110,25 +112,4 @@ func Nearest(name string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of two ASCII names.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -90,10 +90,21 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	// When nothing is to be redone, say nothing until something is: a
 	// no-op is one line, as cargo's and Ninja's are (-v for the details).
-	quiet := len(d.Why) == 0 && !d.Configure && !o.verbose()
-	step := pr.Step
-	if quiet {
-		step = func(string, ...any) {}
+	// Steps are held back until the decision made with the dependencies
+	// known (below) says whether anything is to be redone; the first one
+	// lacks their inputs, so it cannot tell a no-op.
+	quiet := !o.verbose()
+	var held [][]any
+	step := func(format string, args ...any) { held = append(held, append([]any{format}, args...)) }
+	if !quiet {
+		step = pr.Step
+	}
+	speak := func() {
+		quiet, step = false, pr.Step
+		for _, h := range held {
+			pr.Step(h[0].(string), h[1:]...)
+		}
+		held = nil
 	}
 
 	t := time.Now()
@@ -107,7 +118,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		pr.Warn("%s", files.restoredNote(rel))
 	}
 	if quiet && stats.Written+stats.Restored+stats.Removed+stats.Touched+stats.Dependents > 0 {
-		quiet, step = false, pr.Step // the tree changed under a stamp that did not
+		speak() // the tree changed under a stamp that did not
 	}
 	step("tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged", p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 
@@ -130,7 +141,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	sum.Why = d.Why
 	if quiet && (len(d.Why) > 0 || d.Configure) {
-		quiet, step = false, pr.Step // a dependency changed what is to be redone
+		speak() // something is to be redone
 	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 
@@ -195,6 +206,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if quiet && sum.noop() {
 		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 	} else {
+		if quiet {
+			speak() // Ninja found work the decision did not: show what led to it
+		}
 		printSummary(pr, sum)
 	}
 	return sum, p, nil

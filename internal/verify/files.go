@@ -3,10 +3,11 @@ package verify
 import (
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // walkFiles returns the regular files and symbolic links under root as
@@ -69,32 +70,11 @@ func matchGlob(pattern, name string) bool {
 		if !strings.Contains(p, "/") {
 			p = "**/" + p
 		}
-		if matchSegments(strings.Split(p, "/"), strings.Split(name, "/")) {
+		if overlays.Match(p, name) {
 			return true
 		}
 	}
 	return false
-}
-
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }
 
 // expandBraces turns "a.{h,cpp}" into ["a.h", "a.cpp"], innermost-first

@@ -151,9 +151,6 @@ func (co checkout) build(t testing.TB, ctx context.Context, extra map[string]str
 // compileLine is a progress line of flow.Build for one compile.
 var compileLine = regexp.MustCompile(`(?m)^\[\d+/\d+\] (C|CXX|HIP|CUDA) `)
 
-// firstStep is the progress line of Ninja's first finished step.
-var firstStep = regexp.MustCompile(`(?m)^\[1/`)
-
 // compilesIn counts the compiles in Ninja's progress lines, by language.
 func compilesIn(progress []byte) map[string]int {
 	n := map[string]int{}
@@ -161,23 +158,6 @@ func compilesIn(progress []byte) map[string]int {
 		n[string(m[1])]++
 	}
 	return n
-}
-
-// stopOnFirstStep is a progress writer that calls stop once, when Ninja
-// reports its first finished step.
-type stopOnFirstStep struct {
-	stop    func()
-	stopped bool
-	lines   bytes.Buffer
-}
-
-func (w *stopOnFirstStep) Write(p []byte) (int, error) {
-	w.lines.Write(p)
-	if !w.stopped && firstStep.Match(w.lines.Bytes()) {
-		w.stopped = true
-		w.stop()
-	}
-	return len(p), nil
 }
 
 func copyFile(t testing.TB, src, dst string) {

@@ -18,7 +18,7 @@ import (
 // builds without the launcher, then with it: the stamp does not change, the
 // tree is not rewritten, only the launcher is why, and Redis fills.
 // Checkout B, in another directory with an empty cache, gets at least 90% of
-// its compiles from Redis. Checkout C loses Redis after its first step and
+// its compiles from Redis. Checkout C has lost Redis and
 // still builds; doctor then reports the remote down.
 func TestSharedRedisCache(t *testing.T) {
 	needROCm(t)
@@ -79,15 +79,15 @@ func TestSharedRedisCache(t *testing.T) {
 		t.Errorf("B's local cache directory: %v", err)
 	}
 
+	// Checkout C has lost Redis: stopping it at C's first progress line
+	// raced with compiles that all hit in a few milliseconds, so it is
+	// stopped before C starts. Every compile must then run locally.
 	coC := newCheckout(t, filepath.Join(work, "c"))
-	stop := &stopOnFirstStep{stop: r.Stop}
-	c, _ := coC.build(t, ctx, withRedis, stop)
+	r.Stop()
+	c, _ := coC.build(t, ctx, withRedis, nil)
 	stC := launcherStats(t, "checkout C", c)
-	t.Logf("checkout C, Redis stopped after its first step: %s", stC)
-	if !stop.stopped {
-		t.Fatal("Redis was never stopped: no progress line seen")
-	}
-	if stC.Compiles() != st.Compiles() || stC.Misses == 0 || stC.RemoteErrors == 0 {
+	t.Logf("checkout C, Redis stopped: %s", stC)
+	if stC.Compiles() != st.Compiles() || stC.Misses != stC.Compiles() || stC.RemoteErrors == 0 {
 		t.Errorf("C should have run compiles locally after remote errors: %+v", stC)
 	}
 	if down := launcherFindings(ctx, coC, withRedis); len(down) != 2 || !down[0].OK || down[1].OK {

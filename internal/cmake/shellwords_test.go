@@ -69,9 +69,9 @@ func TestHipCompiles(t *testing.T) {
 	}
 	for _, cmd := range []string{
 		`cd /b && /usr/bin/ar rcs lib.a a.hip.o b.hip.o`, // no -c
-		`cd /b && hipcc -c -o a.hip k.cpp`,                // .hip is -o's value
-		`cd /b && hipcc -c "-include=a.hip" k.cpp`,        // an option
-		`cd /b && echo $(date) > stamp`,                   // shell, but no HIP source
+		`cd /b && hipcc -c -o a.hip k.cpp`,               // .hip is -o's value
+		`cd /b && hipcc -c "-include=a.hip" k.cpp`,       // an option
+		`cd /b && echo $(date) > stamp`,                  // shell, but no HIP source
 	} {
 		if got, err := hipCompiles(ninjaCompdbEdge{Directory: "/b", Command: cmd}); err != nil || len(got) != 0 {
 			t.Errorf("hipCompiles(%q) = %+v, %v; want no entry and no error", cmd, got, err)

@@ -151,6 +151,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		if err := p.configure(ctx, d); err != nil {
 			return nil, nil, err
 		}
+		p.completeCompileDB(ctx, pr.Warn)
 		sum.Reconfigured = true
 	}
 	sum.Phases = append(sum.Phases, Phase{"configure", time.Since(t)})
@@ -168,6 +169,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
 		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
 	})
+	p.completeCompileDB(ctx, pr.Warn) // Ninja may have regenerated, failed build or not
 	if lc != nil {
 		sum.LauncherTool = lc.Tool
 		if st, serr := lc.Stats(ctx, lenv); serr == nil {

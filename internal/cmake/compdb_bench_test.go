@@ -1,7 +1,6 @@
 package cmake
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -22,15 +21,7 @@ import (
 func BenchmarkCompleteCompileDB(b *testing.B) {
 	testutil.NeedTools(b, "cmake", "ninja", "c++")
 	ctx := context.Background()
-	src, build := filepath.Join(b.TempDir(), "tree"), filepath.Join(b.TempDir(), "build")
-	testutil.WriteFile(b, filepath.Join(src, "CMakeLists.txt"), customHIPProject)
-	testutil.WriteFile(b, filepath.Join(src, "core.cpp"), "int core() { return 1; }\n")
-	testutil.WriteFile(b, filepath.Join(src, "rocm", "CMakeLists.txt"), customHIPRocm)
-	testutil.WriteFile(b, filepath.Join(src, "rocm", "host.cpp"), "int host() { return 2; }\n")
-	var log bytes.Buffer
-	if err := Configure(ctx, ConfigureOptions{Source: src, Build: build, Log: &log}); err != nil {
-		b.Fatalf("%v\n%s", err, log.String())
-	}
+	_, build := configureCustomHIP(b)
 	// Build the C++ only (the .hip compiles would need hipcc), so the
 	// ninja contender is a no-op over the C++ targets.
 	if out, err := exec.Command("ninja", "-C", build, "core", "host").CombinedOutput(); err != nil {

@@ -42,6 +42,24 @@ add_custom_target(kernels ALL DEPENDS ${CMAKE_BINARY_DIR}/libk.a)
 add_library(host STATIC host.cpp)
 `
 
+// configureCustomHIP writes the stand-in and configures it with real CMake
+// for Ninja; it returns the source tree and the build directory.
+func configureCustomHIP(t testing.TB) (src, build string) {
+	t.Helper()
+	src, build = filepath.Join(t.TempDir(), "tree"), filepath.Join(t.TempDir(), "build")
+	testutil.WriteFile(t, filepath.Join(src, "CMakeLists.txt"), customHIPProject)
+	testutil.WriteFile(t, filepath.Join(src, "core.cpp"), "int core() { return 1; }\n")
+	testutil.WriteFile(t, filepath.Join(src, "rocm", "CMakeLists.txt"), customHIPRocm)
+	testutil.WriteFile(t, filepath.Join(src, "rocm", "host.cpp"), "int host() { return 2; }\n")
+	testutil.WriteFile(t, filepath.Join(src, "rocm", "binary.hip"), "__global__ void b() {}\n")
+	testutil.WriteFile(t, filepath.Join(src, "rocm", "k space.hip"), "__global__ void k() {}\n")
+	var log bytes.Buffer
+	if err := Configure(context.Background(), ConfigureOptions{Source: src, Build: build, Log: &log}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	return src, build
+}
+
 type dbEntry struct {
 	Directory string   `json:"directory"`
 	File      string   `json:"file"`
@@ -71,17 +89,7 @@ func readDB(t *testing.T, path string) ([]byte, []dbEntry) {
 func TestCompleteCompileDB(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	ctx := context.Background()
-	src, build := filepath.Join(t.TempDir(), "tree"), filepath.Join(t.TempDir(), "build")
-	testutil.WriteFile(t, filepath.Join(src, "CMakeLists.txt"), customHIPProject)
-	testutil.WriteFile(t, filepath.Join(src, "core.cpp"), "int core() { return 1; }\n")
-	testutil.WriteFile(t, filepath.Join(src, "rocm", "CMakeLists.txt"), customHIPRocm)
-	testutil.WriteFile(t, filepath.Join(src, "rocm", "host.cpp"), "int host() { return 2; }\n")
-	testutil.WriteFile(t, filepath.Join(src, "rocm", "binary.hip"), "__global__ void b() {}\n")
-	testutil.WriteFile(t, filepath.Join(src, "rocm", "k space.hip"), "__global__ void k() {}\n")
-	var log bytes.Buffer
-	if err := Configure(ctx, ConfigureOptions{Source: src, Build: build, Log: &log}); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	src, build := configureCustomHIP(t)
 	dbPath := filepath.Join(build, CompileDBFile)
 	_, cmakes := readDB(t, dbPath)
 	if len(cmakes) != 2 {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -58,23 +57,10 @@ func compileDB(t *testing.T, build string) (data []byte, cmake []compileEntry, h
 // rewrites it (by hand, by Ninja's regeneration, by a configure for new
 // architectures) the next build has it complete again.
 func TestCompileDBListsCustomCommandHIPCompiles(t *testing.T) {
-	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "gcc")
 	ctx := context.Background()
-	fake := filepath.Join(t.TempDir(), "fakerocm")
-	buildStubs(t, fake)
-	p := newProject(t, "link:\n  remove: [hipfft]\n  search: ["+filepath.Join(fake, "lib")+"]\n")
-	testutil.WriteFile(t, filepath.Join(p.Rocm, "mlx/backend/rocm/CMakeLists.txt"), forkStyleKernels)
-	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	p, run := forkStyleProject(t)
 	build := filepath.Join(p.Cache, "rocm", "build")
 	tree := filepath.Join(p.Cache, "rocm", "tree")
-	run := func(t *testing.T) string {
-		t.Helper()
-		var out bytes.Buffer
-		if _, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &out, Stderr: &out}, "build:rocm", "rocm"); err != nil {
-			t.Fatalf("build:rocm: %v\n%s", err, out.String())
-		}
-		return out.String()
-	}
 	complete := func(t *testing.T, arch string) ([]byte, []compileEntry) {
 		t.Helper()
 		data, cmakes, hip := compileDB(t, build)

@@ -94,7 +94,7 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 	}
 	kept, dropped, err := cmakeEntries(data)
 	if err != nil {
-		return res, fmt.Errorf("%s is not a compilation database (%v): remove it and configure again (delete %s)", res.Path, err, filepath.Join(dir, "CMakeCache.txt"))
+		return res, fmt.Errorf("%s is not a compilation database (%v): delete the build directory %s and build again", res.Path, err, dir)
 	}
 	edges, err := customCommands(ctx, dir)
 	if err != nil {

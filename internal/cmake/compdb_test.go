@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +172,26 @@ func TestCompleteCompileDBExportOff(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(build, CompileDBFile)); !os.IsNotExist(err) {
 		t.Fatalf("a database appeared: %v", err)
+	}
+}
+
+// TestCompleteCompileDBKeepsCMakeHIPEntries: where CMake compiles HIP as a
+// language it lists the .hip itself (a command string); such an entry is
+// CMake's and stays, and only arguments entries of HIP sources (mlxbuild's)
+// are replaced. A file that is no database is an error naming it.
+func TestCompleteCompileDBKeepsCMakeHIPEntries(t *testing.T) {
+	data := []byte(`[
+{"directory": "/b", "command": "/usr/bin/clang++-15 -x hip -c /t/k.hip", "file": "/t/k.hip"},
+{"directory": "/b", "arguments": ["/usr/bin/c++", "-c", "/t/m.cpp"], "file": "/t/m.cpp"},
+{"directory": "/b", "arguments": ["/usr/bin/hipcc", "-c", "/t/old.hip"], "file": "/t/old.hip"}
+]`)
+	kept, dropped, err := cmakeEntries(data)
+	if err != nil || len(kept) != 2 || dropped != 1 || !bytes.Contains(kept[0], []byte("clang++-15")) || !bytes.Contains(kept[1], []byte("m.cpp")) {
+		t.Fatalf("cmakeEntries kept %q, dropped %d, %v; want the CMake .hip and the .cpp entries kept, old.hip dropped", kept, dropped, err)
+	}
+	build := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(build, CompileDBFile), `{"file": "x"}`)
+	if _, err := CompleteCompileDB(context.Background(), build); err == nil || !strings.Contains(err.Error(), filepath.Join(build, CompileDBFile)+" is not a compilation database") {
+		t.Fatalf("CompleteCompileDB on an object = %v; want an error naming the file", err)
 	}
 }

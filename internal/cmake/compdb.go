@@ -38,7 +38,9 @@ var hipSourceExts = []string{".hip"}
 type CompileDBResult struct {
 	Path string
 	// Absent: CMake wrote no database (the project turned
-	// CMAKE_EXPORT_COMPILE_COMMANDS off), so none was made.
+	// CMAKE_EXPORT_COMPILE_COMMANDS off; CMake 3.25 also writes none when
+	// no target compiles a language it knows, never so for MLX), so none
+	// was made.
 	Absent bool
 	// Current: the database was complete since the last run; nothing was read.
 	Current bool

@@ -19,7 +19,8 @@ import (
 // customHIPProject is a stand-in with the ROCm fork's build model: C++
 // compiled by CMake, each .hip by its own add_custom_command (no HIP
 // language, no depfile). One source has a space in its name and the
-// command a quoted define, so the database must hold what sh passes. The
+// command a quoted define, so the database must hold what sh passes; one
+// command sh must expand, which no entry can hold. The
 // compiler is never run: the database is made from build.ninja alone.
 const customHIPProject = `cmake_minimum_required(VERSION 3.20)
 project(standin LANGUAGES CXX)
@@ -38,6 +39,11 @@ foreach(hip_src ${HIP_SOURCES})
     VERBATIM)
   list(APPEND HIP_OBJECTS ${HIP_OBJ_DIR}/${name}.o)
 endforeach()
+# Not VERBATIM, and sh expands $(nproc) when it runs: no fixed arguments.
+add_custom_command(OUTPUT ${HIP_OBJ_DIR}/jobs.o
+  COMMAND /usr/bin/hipcc -c ${CMAKE_CURRENT_SOURCE_DIR}/jobs.hip -o ${HIP_OBJ_DIR}/jobs.o -parallel-jobs=$$(nproc)
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/jobs.hip)
+add_custom_target(jobs DEPENDS ${HIP_OBJ_DIR}/jobs.o)
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/libk.a COMMAND ${CMAKE_AR} rcs ${CMAKE_BINARY_DIR}/libk.a ${HIP_OBJECTS} DEPENDS ${HIP_OBJECTS} VERBATIM)
 add_custom_target(kernels ALL DEPENDS ${CMAKE_BINARY_DIR}/libk.a)
 add_library(host STATIC host.cpp)
@@ -54,6 +60,7 @@ func configureCustomHIP(t testing.TB) (src, build string) {
 	testutil.WriteFile(t, filepath.Join(src, "rocm", "host.cpp"), "int host() { return 2; }\n")
 	testutil.WriteFile(t, filepath.Join(src, "rocm", "binary.hip"), "__global__ void b() {}\n")
 	testutil.WriteFile(t, filepath.Join(src, "rocm", "k space.hip"), "__global__ void k() {}\n")
+	testutil.WriteFile(t, filepath.Join(src, "rocm", "jobs.hip"), "__global__ void j() {}\n")
 	var log bytes.Buffer
 	if err := Configure(context.Background(), ConfigureOptions{Source: src, Build: build, Log: &log}); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -98,8 +105,8 @@ func TestCompleteCompileDB(t *testing.T) {
 	}
 
 	res, err := CompleteCompileDB(ctx, build)
-	if err != nil || res.Added != 2 || !res.Written || len(res.Skipped) > 0 {
-		t.Fatalf("CompleteCompileDB = %+v, %v; want 2 added and written", res, err)
+	if err != nil || res.Added != 2 || !res.Written || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], "jobs.o: unquoted $") {
+		t.Fatalf("CompleteCompileDB = %+v, %v; want 2 added and written, jobs.o skipped for its $", res, err)
 	}
 	first, all := readDB(t, dbPath)
 	check := func(all []dbEntry) {

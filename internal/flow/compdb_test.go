@@ -128,6 +128,24 @@ func TestCompileDBListsCustomCommandHIPCompiles(t *testing.T) {
 			t.Fatalf("CMake entries %+v, want %+v", now, cmakes)
 		}
 	})
+	t.Run("a compile sh must expand", func(t *testing.T) {
+		// Not VERBATIM: sh expands $(nproc) when it runs, so no entry can
+		// hold it; the build warns once and stands.
+		testutil.WriteFile(t, filepath.Join(p.Rocm, "mlx/backend/rocm/CMakeLists.txt"), forkStyleKernels+`
+add_custom_command(OUTPUT ${HIP_OBJ_DIR}/jobs.o
+  COMMAND ${CMAKE_HIP_COMPILER} -c ${CMAKE_CURRENT_SOURCE_DIR}/binary.hip -o ${HIP_OBJ_DIR}/jobs.o -parallel-jobs=$$(nproc)
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/binary.hip)
+add_custom_target(jobs DEPENDS ${HIP_OBJ_DIR}/jobs.o)
+`)
+		out := run(t)
+		if want := "warning: " + filepath.Join(build, "compile_commands.json") + " leaves out 1 HIP compile(s)"; strings.Count(out, want) != 1 || !strings.Contains(out, "jobs.o: unquoted $") {
+			t.Fatalf("want one warning %q naming jobs.o:\n%s", want, out)
+		}
+		complete(t, "gfx1030")
+		if out := run(t); strings.Contains(out, "warning:") {
+			t.Fatalf("the no-op after it warns again:\n%s", out)
+		}
+	})
 	t.Run("configure for other architectures", func(t *testing.T) {
 		t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx90a")
 		run(t)

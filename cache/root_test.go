@@ -142,6 +142,8 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 		filepath.Join(l.Out, ".cargo.txt.tmp4242"),
 		filepath.Join(l.Out, ".link.json.tmp1"),
 		filepath.Join(l.Build, ".tmp-"+ConfigureRecordFile+"-5"),
+		filepath.Join(l.Build, ".tmp-compile_commands.json-6"),
+		filepath.Join(l.Build, ".tmp-mlxbuild-compdb.stamp-7"),
 	}
 	kept := []string{
 		filepath.Join(l.Dir, ".tmp-user"),

@@ -122,7 +122,7 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 		if err != nil {
 			return res, err
 		}
-		o := atomicfile.Options{Perm: 0o644, What: "compilation database"}
+		o := atomicfile.Options{Perm: 0o644, What: "compilation database", TempPattern: tempPattern(CompileDBFile)}
 		if res.Written, err = o.WriteIfChanged(res.Path, out); err != nil {
 			return res, err
 		}
@@ -130,9 +130,13 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 			return res, fmt.Errorf("reading %s: %w", res.Path, err)
 		}
 	}
-	err = atomicfile.Options{Perm: 0o644, What: "compilation database stamp", NoSync: true}.Write(stampPath, []byte(compileDBStamp(fi)))
+	err = atomicfile.Options{Perm: 0o644, What: "compilation database stamp", NoSync: true, TempPattern: tempPattern(compileDBStampFile)}.Write(stampPath, []byte(compileDBStamp(fi)))
 	return res, err
 }
+
+// tempPattern names the temporary file of an atomic write of name the way
+// cache.RemoveStaleTemps finds what a killed run left in the build directory.
+func tempPattern(name string) string { return ".tmp-" + name + "-*" }
 
 // compileDBStamp is the database's identity: CMake replaces the file (a new
 // inode) every time it generates, and mlxbuild's own writes are recorded.

@@ -43,8 +43,8 @@ type LinkInputs struct {
 	SkipStatic bool
 }
 
-// PinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
-const PinEnv = "MLXBUILD_MLX_PIN"
+// pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
+const pinEnv = "MLXBUILD_MLX_PIN"
 
 // Expand fills {toolchain.*} placeholders.
 func Expand(s string, t *ToolchainInfo) string {
@@ -133,7 +133,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}
 	if in.Pin != "" {
-		p.Env[PinEnv] = in.Pin
+		p.Env[pinEnv] = in.Pin
 	}
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)

@@ -6,7 +6,7 @@ package configs
 
 import "embed"
 
-// FS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
+// specFS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
 //
 //go:embed *.yaml
-var FS embed.FS
+var specFS embed.FS

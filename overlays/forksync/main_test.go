@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 // after the swap step CHILD_BLOCK_AT, having said "ready" on stdout, and
 // swaps with two renames when CHILD_NO_EXCHANGE is set.
 func runChild(opts string) int {
-	var o SyncOptions
+	var o syncOptions
 	if err := json.Unmarshal([]byte(opts), &o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3

@@ -132,6 +132,7 @@ func loadSurface(t *testing.T, root, mod string) *surface {
 		return os.Open(f)
 	})
 	checked := map[string]*gotypes.Package{}
+	reflected := map[token.Pos]bool{}
 	imp := importerFunc(func(path string) (*gotypes.Package, error) {
 		if p, ok := checked[path]; ok {
 			return p, nil
@@ -145,6 +146,7 @@ func loadSurface(t *testing.T, root, mod string) *surface {
 		info := &gotypes.Info{Uses: map[*ast.Ident]gotypes.Object{}, Defs: map[*ast.Ident]gotypes.Object{}, Types: map[ast.Expr]gotypes.TypeAndValue{}}
 		conf := gotypes.Config{Importer: imp, Error: func(error) {}}
 		pkg, _ := conf.Check(path, fset, files, info)
+		encoded(files, info, reflected)
 		return pkg, info
 	}
 
@@ -197,7 +199,7 @@ func loadSurface(t *testing.T, root, mod string) *surface {
 		if pkg == nil || pkg.Name() == "main" || in(f, "internal") || in(f, "tests") {
 			continue
 		}
-		for _, x := range exportedNames(fset, f, pkg, ifaces) {
+		for _, x := range exportedNames(fset, f, pkg, ifaces, reflected) {
 			for by := range users[x.at] {
 				owner := strings.TrimSuffix(strings.TrimSuffix(by, "+test"), "_test")
 				if owner != f {
@@ -293,7 +295,7 @@ type entry struct {
 // fields, whether something other than a call by name needs the exported
 // spelling: an interface the method helps implement, or a decoder that
 // reads the struct by reflection.
-func exportedNames(fset *token.FileSet, folder string, pkg *gotypes.Package, ifaces []named) []entry {
+func exportedNames(fset *token.FileSet, folder string, pkg *gotypes.Package, ifaces []named, reflected map[token.Pos]bool) []entry {
 	var out []entry
 	add := func(obj gotypes.Object, name, kind, kept string) {
 		out = append(out, entry{&exported{pkg: folder, name: name, kind: kind, pos: fset.Position(obj.Pos()), kept: kept}, obj.Pos()})
@@ -310,7 +312,7 @@ func exportedNames(fset *token.FileSet, folder string, pkg *gotypes.Package, ifa
 			}
 			kept := ""
 			if decoded {
-				kept = "a field of a struct decoded or encoded by reflection (it has yaml or json tags)"
+				kept = "a field of a struct decoded or encoded by reflection (it has yaml or json tags, or goes through encoding/json)"
 			}
 			add(f, owner+"."+f.Name(), "field", kept)
 		}
@@ -334,7 +336,7 @@ func exportedNames(fset *token.FileSet, folder string, pkg *gotypes.Package, ifa
 			continue
 		}
 		if st, ok := nt.Underlying().(*gotypes.Struct); ok {
-			fields(n, st, tagged(st))
+			fields(n, st, tagged(st) || reflected[tn.Pos()])
 		}
 		for i := 0; i < nt.NumMethods(); i++ {
 			m := nt.Method(i)
@@ -409,4 +411,69 @@ func (s *surface) report(w io.Writer) {
 	}
 	all, used, kept, unused := s.counts()
 	fmt.Fprintf(w, "total %d exported names: %d used by another package, %d kept for a reason, %d unused\n", all, used, kept, unused)
+}
+
+// jsonCalls are the functions and methods of encoding/json that read or
+// write a value's exported fields by reflection.
+var jsonCalls = map[string]bool{"Marshal": true, "MarshalIndent": true, "Unmarshal": true, "Encode": true, "Decode": true}
+
+// encoded marks, in reflected (by the position of their type name), the
+// struct types that files hand to encoding/json, and the struct types of
+// their fields: renaming their fields would change what is written or
+// silently drop what is read.
+func encoded(files []*ast.File, info *gotypes.Info, reflected map[token.Pos]bool) {
+	var mark func(t gotypes.Type)
+	mark = func(t gotypes.Type) {
+		for {
+			switch u := t.(type) {
+			case *gotypes.Pointer:
+				t = u.Elem()
+				continue
+			case *gotypes.Slice:
+				t = u.Elem()
+				continue
+			case *gotypes.Array:
+				t = u.Elem()
+				continue
+			case *gotypes.Map:
+				t = u.Elem()
+				continue
+			}
+			break
+		}
+		n, ok := t.(*gotypes.Named)
+		if !ok || reflected[n.Obj().Pos()] {
+			return
+		}
+		st, ok := n.Underlying().(*gotypes.Struct)
+		if !ok {
+			return
+		}
+		reflected[n.Obj().Pos()] = true
+		for i := 0; i < st.NumFields(); i++ {
+			mark(st.Field(i).Type())
+		}
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			fn, ok := info.Uses[sel.Sel].(*gotypes.Func)
+			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "encoding/json" || !jsonCalls[fn.Name()] {
+				return true
+			}
+			for _, arg := range call.Args {
+				if tv, ok := info.Types[arg]; ok {
+					mark(tv.Type)
+				}
+			}
+			return true
+		})
+	}
 }

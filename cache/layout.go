@@ -3,6 +3,10 @@
 // every input of a backend's last successful build and the explanation of
 // what changed since; the per-backend lock; and purging and cleaning. It never
 // copies source files (package overlays does).
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package cache
 
 import (

@@ -2,6 +2,10 @@
 // backend, and their schema: the spec and project file types, strict loading
 // that reports every problem with file:line:col, and the merge of a project's
 // override over an embedded spec. It runs no processes.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package configs
 
 import "embed"

@@ -42,6 +42,9 @@ type exported struct {
 // tests/, with who uses it.
 type surface struct {
 	names []*exported
+	// docs holds each public package's doc comment (module-relative
+	// folder -> text, "" when it has none).
+	docs map[string]string
 }
 
 // listEntry is what `go list -json` says of one package.
@@ -192,12 +195,18 @@ func loadSurface(t *testing.T, root, mod string) *surface {
 	}
 
 	ifaces := interfaces(checked, units)
-	s := &surface{}
+	s := &surface{docs: map[string]string{}}
 	for _, e := range own {
 		f := folder(e.ImportPath)
 		pkg := checked[e.ImportPath]
 		if pkg == nil || pkg.Name() == "main" || in(f, "internal") || in(f, "tests") {
 			continue
+		}
+		s.docs[f] = ""
+		for _, file := range base[e.ImportPath] {
+			if file.Doc != nil {
+				s.docs[f] += file.Doc.Text()
+			}
 		}
 		for _, x := range exportedNames(fset, f, pkg, ifaces, reflected) {
 			for by := range users[x.at] {

@@ -120,7 +120,7 @@ func (e *mismatchError) Error() string { return strings.Join(e.report.Lines, "\n
 // Check inspects file and compares its GPU targets with this machine's, as
 // ResolveROCm and ResolveCUDA find them (MLX_ROCM_ARCHITECTURES and
 // MLX_CUDA_ARCHITECTURES included, so a user can also ask "was this built
-// for what I asked for?"). It returns a *MismatchError when a GPU has no
+// for what I asked for?"). It returns a *mismatchError when a GPU has no
 // code in the file, an error when the file has no GPU code or the machine's
 // GPUs cannot be resolved, and the report otherwise.
 func Check(ctx context.Context, file string, o Options) (checkReport, error) {

@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// InspectArchive is Inspect for a static archive, member by member: one
+// InspectArchive is inspect for a static archive, member by member: one
 // Binary per object file that holds HIP offload bundles (named
 // "lib.a(member.o)"), and, when the archive holds CUDA fat binaries, one
 // Binary for the whole archive with its sm_ targets (cuobjdump reads the
-// archive as a whole). A file that is not an archive gives Inspect's answer.
+// archive as a whole). A file that is not an archive gives inspect's answer.
 func InspectArchive(ctx context.Context, file string, o Options) ([]Binary, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// Backends whose target names Validate knows.
+// Backends whose target names validate knows.
 const (
 	ROCm = "rocm"
 	CUDA = "cuda"
@@ -84,7 +84,7 @@ func validateROCm(name string) error {
 	return nil
 }
 
-// validateKnown is Validate that, for ROCm, also refuses a well-formed name
+// validateKnown is validate that, for ROCm, also refuses a well-formed name
 // the gfx table does not hold (gfx9999): no toolchain compiles for it, so
 // it is a typo, reported with the nearest names the table knows.
 func validateKnown(backend, name string) error {

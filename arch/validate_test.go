@@ -60,7 +60,7 @@ func TestTable(t *testing.T) {
 	if _, ok := Lookup("gfx1999"); ok {
 		t.Error("Lookup(gfx1999) found an entry")
 	}
-	// Every entry must pass the grammar, or the table and Validate disagree.
+	// Every entry must pass the grammar, or the table and validate disagree.
 	for _, n := range knownTargets() {
 		if err := validate(ROCm, n); err != nil {
 			t.Errorf("table entry %s: %v", n, err)

@@ -83,7 +83,7 @@ type change struct {
 	input, old, new string
 }
 
-// overlaySummary is the Input of a Change that stands for many overlay files.
+// overlaySummary is the Input of a change that stands for many overlay files.
 const overlaySummary = "overlay"
 
 // String says what changed in the words `plan` prints, for example
@@ -130,13 +130,13 @@ func isHex(s string) bool {
 	return true
 }
 
-// maxOverlayListed is how many overlay files Diff names one by one before it
-// summarises them in a single Change.
+// maxOverlayListed is how many overlay files diff names one by one before it
+// summarises them in a single change.
 const maxOverlayListed = 5
 
 // diff lists the inputs that differ from old to new, sorted by name, with
-// overlay files summarised in one Change when more than a few changed. A nil
-// old stamp (never built) gives a single Change saying so; equal stamps give
+// overlay files summarised in one change when more than a few changed. A nil
+// old stamp (never built) gives a single change saying so; equal stamps give
 // nil.
 func diff(old, new *Stamp) []change {
 	if new == nil {

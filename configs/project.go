@@ -331,7 +331,7 @@ func find(dir string, env func(string) string) (string, error) {
 	return "", fail.Configf("%w in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ErrNoProjectFile, start)
 }
 
-// ErrNoProjectFile is wrapped by Find's error when no project file exists,
+// ErrNoProjectFile is wrapped by find's error when no project file exists,
 // for the few targets that also work outside a project (arch:rocm).
 var ErrNoProjectFile = errors.New("no " + projectFileName + " found")
 

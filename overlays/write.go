@@ -7,10 +7,10 @@ import (
 	"strconv"
 )
 
-// writeAtomic replaces path with data (a link's target for KindLink): the
+// writeAtomic replaces path with data (a link's target for kindLink): the
 // data goes to a temporary file in the same directory, which is then renamed
 // over path, so path holds the old or the new content at every moment. The
-// tree file gets mode 0644 (0755 for KindExec) whatever the source's mode,
+// tree file gets mode 0644 (0755 for kindExec) whatever the source's mode,
 // so the tree stays writable for the build even over a read-only checkout.
 //
 // There is no fsync: the guarantee is against a killed process (the page

@@ -220,7 +220,7 @@ func (r *repo) refresh(ctx context.Context, cacheRoot string) error {
 	return nil
 }
 
-// DriftOptionsFor builds the DriftOptions of one backend's overlay: the pin
+// DriftOptionsFor builds the driftOptions of one backend's overlay: the pin
 // is UPSTREAM's retargeted_to_mlx_pin when the overlay records one, else
 // source.pin (a difference between the two is noted).
 func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (driftOptions, []string, error) {

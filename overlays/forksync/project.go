@@ -59,7 +59,7 @@ func upstreamRepo(p *configs.Project) string {
 	return ""
 }
 
-// SyncOptionsFor builds the SyncOptions of a project's fork backend (see
+// SyncOptionsFor builds the syncOptions of a project's fork backend (see
 // ForkBackend) for a sync to commit.
 func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, syncOptions, error) {
 	name, fork, err := ForkBackend(cfg, backend)
@@ -79,7 +79,7 @@ func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, syncOp
 	}, nil
 }
 
-// CheckOptionsFor builds the CheckOptions of a project's fork backend (see
+// CheckOptionsFor builds the checkOptions of a project's fork backend (see
 // ForkBackend).
 func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, checkOptions, error) {
 	name, fork, err := ForkBackend(cfg, backend)

@@ -212,7 +212,7 @@ func (r *retargetResult) Render(w io.Writer) {
 	fmt.Fprintln(w, "next: set source.pin to the new pin, run overlay:apiDrift, build, then overlay:checkRecords and record every fix in LOCAL_FIXES.md")
 }
 
-// RetargetOptionsFor builds the RetargetOptions of one backend's overlay.
+// RetargetOptionsFor builds the retargetOptions of one backend's overlay.
 // The backend is -backend, else the one with a fork:, else the only one
 // with an overlay.
 func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, retargetOptions, error) {

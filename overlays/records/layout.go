@@ -10,7 +10,7 @@ import (
 )
 
 // ResidualName is the record of what the core files carry beyond "MLX pin +
-// the fork's own change"; ReadmeName the overlay's README, whose counts are
+// the fork's own change"; readmeName the overlay's README, whose counts are
 // checked against the files.
 const (
 	ResidualName = "CORE_RESIDUAL.diff"
@@ -31,7 +31,7 @@ type Layout struct {
 }
 
 // ReadLayout hashes the overlay at root, leaving out the records files
-// recs (AllNames when nil). With no backendDirs, every mlx/backend/<name>
+// recs (allNames when nil). With no backendDirs, every mlx/backend/<name>
 // directory of the overlay that holds a CMakeLists.txt is a backend
 // directory: a backend vendored whole carries its build file, while a core
 // edit of mlx/backend/common or mlx/backend/gpu never does.

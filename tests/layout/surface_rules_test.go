@@ -173,13 +173,7 @@ func use() int {
 		"internal/user/user_test.go": "package user\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/room\"\n)\n\nfunc TestUse(t *testing.T) { _ = use() + room.OnlyTests }\n",
 	}
 	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(root, name), text)
 	}
 	s := loadSurface(t, root, "example.com/m")
 	var got []string

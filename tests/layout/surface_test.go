@@ -433,22 +433,13 @@ var jsonCalls = map[string]bool{"Marshal": true, "MarshalIndent": true, "Unmarsh
 func encoded(files []*ast.File, info *gotypes.Info, reflected map[token.Pos]bool) {
 	var mark func(t gotypes.Type)
 	mark = func(t gotypes.Type) {
+		// Through pointers, slices, arrays and map values to the element.
 		for {
-			switch u := t.(type) {
-			case *gotypes.Pointer:
-				t = u.Elem()
-				continue
-			case *gotypes.Slice:
-				t = u.Elem()
-				continue
-			case *gotypes.Array:
-				t = u.Elem()
-				continue
-			case *gotypes.Map:
-				t = u.Elem()
-				continue
+			e, ok := t.(interface{ Elem() gotypes.Type })
+			if !ok {
+				break
 			}
-			break
+			t = e.Elem()
 		}
 		n, ok := t.(*gotypes.Named)
 		if !ok || reflected[n.Obj().Pos()] {

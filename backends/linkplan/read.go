@@ -22,13 +22,20 @@ func Read(outDir string) (*Plan, error) {
 	path := filepath.Join(outDir, FileName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no link plan here; build the backend first (mage build:%s)", path, backendOf(outDir))
+		return nil, notBuilt{fmt.Sprintf("%s: no link plan here; build the backend first (mage build:%s)", path, backendOf(outDir))}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the link plan: %w", err)
 	}
 	return Decode(path, data)
 }
+
+// notBuilt is the error for a plan that does not exist yet; it is
+// fs.ErrNotExist to errors.Is, so a caller can tell "not built" from "broken".
+type notBuilt struct{ msg string }
+
+func (e notBuilt) Error() string { return e.msg }
+func (notBuilt) Unwrap() error   { return fs.ErrNotExist }
 
 // backendOf guesses the backend from the cache layout (<backend>/out).
 func backendOf(outDir string) string {

@@ -1,6 +1,8 @@
 package linkplan
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +42,9 @@ func TestReadMissingPlanSaysWhatToRun(t *testing.T) {
 	_, err := Read(out)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(out, FileName)) || !strings.Contains(err.Error(), "mage build:cuda") {
 		t.Errorf("err = %v; want the file and `mage build:cuda`", err)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err = %v; want it to be fs.ErrNotExist, so callers can tell not built from broken", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,16 +61,20 @@ type listEntry struct {
 	Imports      []string
 }
 
-// goList runs `go list -export -deps -test -json` in dir: the module's
-// packages with their files, and the export data of every dependency, so
-// the checker needs no network and no tool beyond go.
-func goList(t *testing.T, dir string) []listEntry {
+// goList runs `go list -export -deps -test -json` in dir for goos (""
+// for the host's): the module's packages with their files, and the export
+// data of every dependency, so the checker needs no network and no tool
+// beyond go.
+func goList(t *testing.T, dir, goos string) []listEntry {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "list", "-export", "-deps", "-test", "-e",
 		"-json=ImportPath,Dir,Export,ForTest,Module,GoFiles,TestGoFiles,XTestGoFiles,Imports", "./...")
 	cmd.Dir = dir
+	if goos != "" {
+		cmd.Env = append(os.Environ(), "GOOS="+goos)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -89,13 +94,51 @@ func goList(t *testing.T, dir string) []listEntry {
 	return out
 }
 
+// platforms are the GOOS values the surface is read for: the host's (""),
+// and darwin, whose files (Metal's only platform) use names too.
+var platforms = []string{"", "darwin"}
+
 // loadSurface type-checks every package of the module rooted at root
-// (module path mod) with its tests, and returns the exported names of its
-// public packages (those outside internal/ and tests/, less package main)
-// with the other packages that use each.
+// (module path mod) with its tests, for each of platforms, and returns
+// the exported names of its public packages (those outside internal/ and
+// tests/, less package main) with the other packages that use each.
 func loadSurface(t *testing.T, root, mod string) *surface {
 	t.Helper()
-	entries := goList(t, root)
+	merged := &surface{docs: map[string]string{}}
+	byName := map[string]*exported{}
+	for _, goos := range platforms {
+		s := loadFor(t, root, mod, goos)
+		for pkg, doc := range s.docs {
+			if _, ok := merged.docs[pkg]; !ok {
+				merged.docs[pkg] = doc
+			}
+		}
+		for _, x := range s.names {
+			m, ok := byName[x.pkg+" "+x.name]
+			if !ok {
+				byName[x.pkg+" "+x.name] = x
+				merged.names = append(merged.names, x)
+				continue
+			}
+			for _, by := range x.usedBy {
+				if !slices.Contains(m.usedBy, by) {
+					m.usedBy = append(m.usedBy, by)
+				}
+			}
+			slices.Sort(m.usedBy)
+			m.kept = cmp.Or(m.kept, x.kept)
+		}
+	}
+	slices.SortFunc(merged.names, func(a, b *exported) int {
+		return strings.Compare(a.pkg+" "+a.name, b.pkg+" "+b.name)
+	})
+	return merged
+}
+
+// loadFor is loadSurface for one GOOS.
+func loadFor(t *testing.T, root, mod, goos string) *surface {
+	t.Helper()
+	entries := goList(t, root, goos)
 	exports := map[string]string{}
 	var own []listEntry
 	for _, e := range entries {
@@ -219,9 +262,6 @@ func loadSurface(t *testing.T, root, mod string) *surface {
 			s.names = append(s.names, x.exported)
 		}
 	}
-	slices.SortFunc(s.names, func(a, b *exported) int {
-		return strings.Compare(a.pkg+" "+a.name, b.pkg+" "+b.name)
-	})
 	return s
 }
 

@@ -185,15 +185,18 @@ func loadFor(t *testing.T, root, mod, goos string) *surface {
 		}
 		return fromExport.Import(path)
 	})
-	// check type-checks files as package path; type errors (a test file
-	// mixing the package's two copies) do not stop it: only the names it
-	// resolves matter here.
-	check := func(path string, files []*ast.File) (*gotypes.Package, *gotypes.Info) {
+	// check type-checks files as package path, and returns its first type
+	// error. A package's own code must check cleanly, or uses would go
+	// unseen; its tests may not (a test file's values can come from the
+	// package's other copy, through a helper package that imports it), and
+	// only the names they resolve matter.
+	check := func(path string, files []*ast.File) (*gotypes.Package, *gotypes.Info, error) {
 		info := &gotypes.Info{Uses: map[*ast.Ident]gotypes.Object{}, Defs: map[*ast.Ident]gotypes.Object{}, Types: map[ast.Expr]gotypes.TypeAndValue{}}
-		conf := gotypes.Config{Importer: imp, Error: func(error) {}}
+		var first error
+		conf := gotypes.Config{Importer: imp, Error: func(err error) { first = cmp.Or(first, err) }}
 		pkg, _ := conf.Check(path, fset, files, info)
 		encoded(files, info, reflected)
-		return pkg, info
+		return pkg, info, first
 	}
 
 	// `go list -deps` prints a package after everything it imports, so
@@ -203,17 +206,20 @@ func loadFor(t *testing.T, root, mod, goos string) *surface {
 	for _, e := range own {
 		files := parse(e.Dir, e.GoFiles)
 		base[e.ImportPath] = files
-		pkg, info := check(e.ImportPath, files)
+		pkg, info, err := check(e.ImportPath, files)
+		if err != nil {
+			t.Fatalf("type-checking %s (GOOS %q): %v", e.ImportPath, goos, err)
+		}
 		checked[e.ImportPath] = pkg
 		units = append(units, unit{folder(e.ImportPath), info, false})
 	}
 	for _, e := range own {
 		if len(e.TestGoFiles) > 0 {
-			_, info := check(e.ImportPath, append(slices.Clone(base[e.ImportPath]), parse(e.Dir, e.TestGoFiles)...))
+			_, info, _ := check(e.ImportPath, append(slices.Clone(base[e.ImportPath]), parse(e.Dir, e.TestGoFiles)...))
 			units = append(units, unit{folder(e.ImportPath), info, true})
 		}
 		if len(e.XTestGoFiles) > 0 {
-			_, info := check(e.ImportPath+"_test", parse(e.Dir, e.XTestGoFiles))
+			_, info, _ := check(e.ImportPath+"_test", parse(e.Dir, e.XTestGoFiles))
 			units = append(units, unit{folder(e.ImportPath) + "_test", info, true})
 		}
 	}

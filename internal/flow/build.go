@@ -14,6 +14,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
@@ -52,6 +53,9 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 // build is Build that also returns what it prepared, so verify checks the
 // very build it made without resolving everything again.
 func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
+	// Every build runs Ninja at least: its supervisor starts now, while
+	// the configuration loads, instead of after the decision.
+	defer proc.Prestart()()
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()

@@ -16,7 +16,7 @@ func BenchmarkRun(b *testing.B) {
 	}{{"supervised", supervisedStarter{}}, {"direct", groupStarter{}}} {
 		b.Run(s.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := run(context.Background(), Cmd{Path: "true"}, s.s); err != nil {
+				if _, err := run(context.Background(), Cmd{Path: "true"}, s.s, false); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,23 +27,54 @@ const prSetChildSubreaper = 36
 // init turns the process into a supervisor before anything else of
 // mlxbuild runs, the way a re-executed helper must: every binary that can
 // call Run (mlxbuild, a test binary) links this package, so it can be its
-// own supervisor without a second executable to install.
+// own supervisor without a second executable to install. Started without a
+// program, it is a prestarted supervisor (prestart_linux.go): it waits for
+// its program on fd 4 and leaves quietly when that closes with none.
 func init() {
-	if len(os.Args) >= 2 && os.Args[0] == superviseArg0 {
-		if spec, ok := os.LookupEnv(superviseEnv); ok {
-			os.Exit(supervise(spec, os.Args[1:]))
+	if len(os.Args) < 1 || os.Args[0] != superviseArg0 {
+		return
+	}
+	spec, ok := os.LookupEnv(superviseEnv)
+	if !ok {
+		return
+	}
+	if len(os.Args) >= 2 {
+		os.Exit(supervise(spec, request{Argv: os.Args[1:]}))
+	}
+	syscall.CloseOnExec(requestFD)
+	data, err := io.ReadAll(os.NewFile(requestFD, "request"))
+	if err == nil {
+		var r request
+		if r, err = decodeRequest(data); err == nil {
+			os.Exit(supervise(spec, r))
 		}
 	}
+	if errors.Is(err, errNoRequest) {
+		os.Exit(0)
+	}
+	syscall.CloseOnExec(statusFD)
+	fmt.Fprintf(os.NewFile(statusFD, "start-status"), "prestarted supervisor: %v", err)
+	os.Exit(127)
 }
 
-// supervise runs argv and returns the exit status to leave with. When the
-// program ends by itself, its status is passed on and whatever it left
-// running in the background stays (a compiler cache's server). When
+// statusFD is where a supervisor says why its program could not start (EOF
+// once it started); requestFD is where a prestarted one reads its program.
+const (
+	statusFD  = 3
+	requestFD = 4
+)
+
+// supervise runs the program r names (in this process's environment and
+// directory where r leaves them nil and empty) and returns the exit status
+// to leave with. When the program ends by itself, its status is passed on
+// and whatever it left running in the background stays (a compiler
+// cache's server). When
 // SIGTERM, SIGINT or SIGHUP arrives (Run stopping it, or mlxbuild's death
 // through PR_SET_PDEATHSIG), the program gets SIGTERM, and after the grace
 // period, or as soon as it exited, every process still in the tree gets
 // SIGKILL.
-func supervise(spec string, argv []string) int {
+func supervise(spec string, r request) int {
+	argv := r.Argv
 	// Started from this thread, the program's own death signal fires when
 	// this thread ends; it never ends before the process does.
 	runtime.LockOSThread()
@@ -50,8 +83,8 @@ func supervise(spec string, argv []string) int {
 		grace = time.Duration(ms) * time.Millisecond
 	}
 	os.Unsetenv(superviseEnv)
-	syscall.CloseOnExec(3)
-	status := os.NewFile(3, "start-status")
+	syscall.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "start-status")
 	fail := func(err error) int {
 		fmt.Fprint(status, err.Error())
 		status.Close()
@@ -62,7 +95,7 @@ func supervise(spec string, argv []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: r.Env, Dir: r.Dir, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	if err := cmd.Start(); err != nil {
 		return fail(err)

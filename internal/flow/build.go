@@ -83,7 +83,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	defer unlock()
 
-	d, err := p.decide(pr.Warn)
+	// This first decision only chooses whether to purge for a new pin
+	// (the overlay's hashes come from materializing, below).
+	d, err := p.decidePurge(pr.Warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +120,12 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Materialize = stats
+	if p.layers() == nil {
+		// Materialize checked every overlay file against its recorded
+		// identity (and read those that changed): the stamp takes its
+		// hashes instead of reading the overlay once more.
+		p.overlaySums.files, p.overlaySums.err, p.overlaySums.done = files.manifest.OverlayFiles(), nil, true
+	}
 	for _, rel := range stats.HandEdited {
 		pr.Warn("%s", files.restoredNote(rel))
 	}
@@ -313,7 +321,7 @@ func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
 	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: p.systemDirs(), RerunPaths: rerun,
 		SkipStatic: skipStatic,
 	})
 }

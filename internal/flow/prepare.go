@@ -43,6 +43,15 @@ type Prepared struct {
 	// configure, plan shows it).
 	Deps    []deps.Choice
 	DepsErr error
+
+	// Read or computed once per run (overlayHashes, systemDirs, specSum).
+	overlaySums struct {
+		done  bool
+		files map[string]string
+		err   error
+	}
+	sysDirs  []string
+	specHash string
 }
 
 // Prepare loads the configuration, selects the backend (from the target's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
@@ -52,7 +51,7 @@ var (
 	// otherBackendRE is the name of a JIT source for another backend.
 	otherBackendRE = lazyregexp.New(`(?i)cuda|metal`)
 	laneCountRE    = lazyregexp.New(`\b(32|64)\b`)
-	macroRE        = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
+	macroRE        = []*lazyregexp.Regexp{lazyregexp.New(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), lazyregexp.New(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
 	// shuffleArgs is the number of arguments of each HIP shuffle without
 	// its optional last one, the width.
 	shuffleArgs = map[string]int{

@@ -9,9 +9,9 @@ import (
 // BenchmarkRun measures what the supervisor costs per program: `true` run
 // through it, side by side with the same program started directly in its
 // own process group (how Run started programs before, and still does on
-// macOS), and through a supervisor Prestart started 20 ms before (outside
-// the timer: the time a build spends loading its configuration meanwhile),
-// which is what a build's Ninja run waits for now.
+// macOS), and through a supervisor Prestart started 5 ms before (outside
+// the timer: about what a no-op build spends preparing and materializing
+// meanwhile), which is what a build's Ninja run waits for now.
 // go test -bench=Run -run='^$' ./internal/proc
 func BenchmarkRun(b *testing.B) {
 	for _, s := range []struct {
@@ -30,7 +30,7 @@ func BenchmarkRun(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			release := Prestart()
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond)
 			b.StartTimer()
 			if _, err := Run(context.Background(), Cmd{Path: "true"}); err != nil {
 				b.Fatal(err)

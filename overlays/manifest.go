@@ -96,9 +96,9 @@ func (m *Manifest) hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// overlayFiles is the manifest's overlay part (path -> content hash), the
+// OverlayFiles is the manifest's overlay part (path -> content hash), the
 // same map as the package function OverlayFiles but without reading files.
-func (m *Manifest) overlayFiles() map[string]string {
+func (m *Manifest) OverlayFiles() map[string]string {
 	out := map[string]string{}
 	for i := range m.entries {
 		if m.entries[i].origin == FromOverlay {

@@ -105,7 +105,7 @@ func TestMaterializeMakesTheExactTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.overlayFiles(); len(got) != len(ov) || len(ov) != len(f.o)-len(testRecords) {
+	if got := m.OverlayFiles(); len(got) != len(ov) || len(ov) != len(f.o)-len(testRecords) {
 		t.Errorf("OverlayFiles: %d from the manifest, %d from the overlay, want %d", len(got), len(ov), len(f.o)-len(testRecords))
 	} else {
 		for p, h := range ov {

@@ -37,6 +37,11 @@ type Cmd struct {
 	Stdout, Stderr io.Writer
 	// Stdin, when set, is the program's standard input.
 	Stdin io.Reader
+	// Terminal asks for one pseudo-terminal as the program's stdout and
+	// stderr (Linux, where one can be opened; pipes otherwise), so it
+	// prints as it does for a person: Ninja then shows an edge when it
+	// starts. Both streams then reach Stdout and Result.Stdout, in order.
+	Terminal bool
 }
 
 // Result is what a finished (or stopped) program left behind.
@@ -49,6 +54,9 @@ type Result struct {
 	// SIGHUP of mlxbuild, or a caller giving up) before the program ended.
 	Interrupted bool
 	Duration    time.Duration
+	// Terminal: the program ran on a pseudo-terminal (Cmd.Terminal and one
+	// could be opened); Stderr is then empty.
+	Terminal bool
 }
 
 // ErrTimeout is wrapped by Run's error when the context's deadline stopped the program.
@@ -62,6 +70,11 @@ var ErrInterrupted error = &fail.Error{K: fail.Interrupted, Err: errors.New("int
 // Grace is how long a stopped program has between SIGTERM and SIGKILL. It
 // is well inside the 5 s Mage waits for a target after Ctrl-C.
 const Grace = 2 * time.Second
+
+// outputDelay is how long Run waits, after the program exited, for its
+// output to end. A grandchild that left the tree (a daemon such as
+// sccache's server) could hold the pipes or the terminal open forever.
+const outputDelay = 5 * time.Second
 
 // Run starts c and waits for it. When ctx ends, c is stopped with its
 // whole tree (SIGTERM, then SIGKILL after Grace) and Run returns promptly
@@ -103,17 +116,20 @@ func run(ctx context.Context, c Cmd, s starter) (Result, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout = tee(&out, c.Stdout)
 	cmd.Stderr = tee(&errb, c.Stderr)
-	// A grandchild that left the tree (a daemon such as sccache's server)
-	// could keep the output pipes open forever; stop waiting for them
-	// shortly after the program exits.
-	cmd.WaitDelay = 5 * time.Second
+	var term *terminal
+	if c.Terminal {
+		term = attachTerminal(cmd) // nil where none can be opened: the pipes stay
+	}
+	cmd.WaitDelay = outputDelay
 	start := time.Now()
 	started, waited := startLocked(cmd)
 	err = <-started
 	for _, f := range l.closeAfterStart {
 		f.Close()
 	}
+	term.started()
 	if err != nil {
+		term.drain()
 		return Result{ExitCode: -1}, err
 	}
 	done := make(chan struct{})
@@ -122,6 +138,7 @@ func run(ctx context.Context, c Cmd, s starter) (Result, error) {
 	if l.confirm != nil {
 		if err := l.confirm(); err != nil {
 			<-done
+			term.drain()
 			return Result{ExitCode: -1}, err
 		}
 	}
@@ -133,7 +150,8 @@ func run(ctx context.Context, c Cmd, s starter) (Result, error) {
 		l.stop(cmd, done)
 		<-done
 	}
-	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start)}
+	term.drain()
+	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start), Terminal: term != nil}
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 )
@@ -165,7 +166,12 @@ func shorten(text string, width int) string {
 	}
 	keep := width - len(head) - 3
 	if keep < 8 {
-		return text[:width-3] + "..."
+		return strings.ToValidUTF8(text[:width-3], "") + "..."
 	}
-	return head + "..." + text[len(text)-keep:]
+	// Cut at a character's start, never inside one (a path may hold any).
+	cut := len(text) - keep
+	for cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut++
+	}
+	return head + "..." + text[cut:]
 }

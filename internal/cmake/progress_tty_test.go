@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -285,5 +286,17 @@ func TestRunningFollowsNinjasCount(t *testing.T) {
 	}
 	if len(r) != 1 || r[0].Display != "CXX c.cpp" {
 		t.Errorf("running %+v, want only c.cpp", r)
+	}
+}
+
+// TestShortenKeepsCharactersWhole: a path with multi-byte characters is
+// cut between characters, within the width.
+func TestShortenKeepsCharactersWhole(t *testing.T) {
+	text := "[1/2] CXX " + strings.Repeat("données/", 10) + "é.cpp"
+	for w := 21; w < len(text); w++ {
+		got := shorten(text, w)
+		if len(got) > w || !utf8.ValidString(got) || !strings.HasPrefix(got, "[1/2] CXX ...") {
+			t.Fatalf("width %d: %q", w, got)
+		}
 	}
 }

@@ -87,3 +87,24 @@ func openFDs(t *testing.T) int {
 	}
 	return len(ents)
 }
+
+// BenchmarkTerminalRun compares Run of a program that prints one line on a
+// pseudo-terminal with the same on pipes. Report the ratio of the ns/op.
+//
+//	go test -run '^$' -bench TerminalRun -count 5 ./internal/proc
+func BenchmarkTerminalRun(b *testing.B) {
+	for _, term := range []bool{false, true} {
+		name := "pipes"
+		if term {
+			name = "terminal"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				res, err := Run(context.Background(), Cmd{Path: "echo", Args: []string{"one line"}, Terminal: term})
+				if err != nil || string(res.Stdout) != "one line\n" || res.Terminal != term {
+					b.Fatalf("%+v, %v", res, err)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -299,4 +300,54 @@ func TestShortenKeepsCharactersWhole(t *testing.T) {
 			t.Fatalf("width %d: %q", w, got)
 		}
 	}
+}
+
+// TestTTYFollowsACMakeRerun: a build on a terminal after CMakeLists.txt
+// changed runs CMake from Ninja's console pool (a start Ninja never shows
+// finishing) and then restarts its counts; the line follows the new count
+// to its end and nothing is left counted as running.
+func TestTTYFollowsACMakeRerun(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "mlx")
+	testutil.CopyTree(t, filepath.Join(exampleDir, "mlx"), src)
+	build := filepath.Join(t.TempDir(), "build")
+	if err := Configure(ctx, ConfigureOptions{Source: src, Build: build}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(ctx, BuildOptions{Dir: build}); err != nil {
+		t.Fatal(err)
+	}
+	lists := filepath.Join(src, "CMakeLists.txt")
+	b, err := os.ReadFile(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, lists, string(b)+"\n# changed\n")
+	testutil.WriteFile(t, filepath.Join(src, "mlx", "version.cpp"), "// changed\n"+readFile(t, filepath.Join(src, "mlx", "version.cpp")))
+	tty := &fakeTTY{}
+	res, err := Build(ctx, BuildOptions{Dir: build, Progress: tty, TTY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[0/1] Re-running CMake...", "[0/2] CXX mlx/version.cpp", "[1/2] CXX mlx/version.cpp", "[1/2] LINK libmlx.a", "[2/2] LINK libmlx.a"}
+	if got := tty.lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if got := stepsOf(res); !reflect.DeepEqual(got, []string{"CXX mlx/version.cpp", "LINK libmlx.a"}) || res.Total != 2 {
+		t.Errorf("steps %q, total %d", got, res.Total)
+	}
+	log := readFile(t, res.LogPath)
+	if !strings.Contains(log, "] Re-running CMake...\n-- Configuring done\n") || strings.ContainsAny(log, "\r\x1b") {
+		t.Errorf("the log:\n%q", log)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

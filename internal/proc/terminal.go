@@ -4,10 +4,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mlxbuild/mlxbuild/internal/pty"
 )
 
 // terminalColumns is the width the pseudo-terminal reports. It is wide so a
@@ -26,10 +25,10 @@ type terminal struct {
 // attachTerminal gives cmd a pseudo-terminal as stdout and stderr, copying
 // what the program writes to the writer cmd.Stdout held (it then holds the
 // two streams in the order they were written, as a person would see them).
-// Where no pseudo-terminal can be opened it leaves cmd as it was and
-// returns nil: the program then writes to pipes.
+// Where no pseudo-terminal can be opened (off Linux, or none is free) it
+// leaves cmd as it was and returns nil: the program then writes to pipes.
 func attachTerminal(cmd *exec.Cmd) *terminal {
-	master, slave, err := openPTY()
+	master, slave, err := pty.Open(terminalColumns, 24)
 	if err != nil {
 		return nil
 	}
@@ -82,46 +81,4 @@ func (t *terminal) drain() {
 	}
 	t.master.Close() // the master is non-blocking: this ends a pending read
 	<-t.copied
-}
-
-// openPTY opens a pseudo-terminal pair: the master (non-blocking, so
-// closing it ends a read in progress), and the slave with output processing
-// off, so "\n" reaches the master as written and not as "\r\n".
-func openPTY() (master, slave *os.File, err error) {
-	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	closeM := func(e error) (*os.File, *os.File, error) {
-		unix.Close(m)
-		return nil, nil, e
-	}
-	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
-		return closeM(err)
-	}
-	n, err := unix.IoctlGetUint32(m, unix.TIOCGPTN) // ptsname
-	if err != nil {
-		return closeM(err)
-	}
-	name := "/dev/pts/" + strconv.FormatUint(uint64(n), 10)
-	s, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return closeM(err)
-	}
-	setup := func() error {
-		tio, err := unix.IoctlGetTermios(s, unix.TCGETS)
-		if err != nil {
-			return err
-		}
-		tio.Oflag &^= unix.OPOST
-		if err := unix.IoctlSetTermios(s, unix.TCSETS, tio); err != nil {
-			return err
-		}
-		return unix.IoctlSetWinsize(s, unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: terminalColumns})
-	}
-	if err := setup(); err != nil {
-		unix.Close(s)
-		return closeM(err)
-	}
-	return os.NewFile(uintptr(m), "/dev/ptmx"), os.NewFile(uintptr(s), name), nil
 }

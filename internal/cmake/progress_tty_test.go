@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -18,22 +17,11 @@ import (
 
 // fakeTTY stands in for the user's terminal: it keeps everything shown and
 // can say what the updating line shows now.
-type fakeTTY struct {
-	mu  sync.Mutex
-	all strings.Builder
-}
-
-func (f *fakeTTY) Write(b []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.all.Write(b)
-}
+type fakeTTY struct{ testutil.LockedBuffer }
 
 // lines are the states the updating line went through, in order.
 func (f *fakeTTY) lines() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(f.all.String(), "\n"), "\r\x1b[K")[1:]
+	return strings.Split(strings.TrimSuffix(f.String(), "\n"), "\r\x1b[K")[1:]
 }
 
 func (f *fakeTTY) now() string {

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,41 +21,24 @@ import (
 // jobs, mlxbuild exits 1 saying it was interrupted, and within stopBound no
 // process it started lives.
 func TestSignalsStopATerminalBuild(t *testing.T) {
-	testutil.NeedTools(t, "go", "cmake", "ninja", "sleep")
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := testutil.CompileMlxbuild(t, repo)
+	bin := compiledMlxbuild(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			marker := fmt.Sprintf("MLXBUILD_RELIABILITY_RUN=terminal-%d-%d", sig, time.Now().UnixNano())
-			t.Cleanup(func() {
-				for _, p := range testutil.Marked(marker) {
-					_ = syscall.Kill(p, syscall.SIGKILL) // only what this test started carries the marker
-				}
-			})
+			cmd, marker := napBuild(t, bin, fmt.Sprintf("terminal-%d", sig), "build:cpu")
+			cmd.Env = append(cmd.Env, "TERM=xterm")
 			master, slave, err := pty.Open(100, 24)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer master.Close()
-			var mu sync.Mutex
-			var screen strings.Builder
+			var screen testutil.LockedBuffer
 			copied := make(chan struct{})
 			go func() {
-				defer close(copied)
-				_, _ = io.Copy(writerFunc(func(b []byte) (int, error) {
-					mu.Lock()
-					defer mu.Unlock()
-					return screen.Write(b)
-				}), master)
+				_, _ = io.Copy(&screen, master) // until EIO: every holder of the terminal is gone
+				close(copied)
 			}()
-			shown := func() string { mu.Lock(); defer mu.Unlock(); return screen.String() }
+			shown := screen.String
 
-			cmd := exec.Command(bin, "build:cpu")
-			cmd.Dir = napProject(t)
-			cmd.Env = append(testutil.EnvWithout("MLXBUILD_CACHE", "MLXBUILD_CONFIG", "MLXBUILD_BACKENDS"), marker, "MLXBUILD_JOBS=3", "NO_COLOR=1", "TERM=xterm")
 			cmd.Stdout, cmd.Stderr = slave, slave
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -90,7 +71,3 @@ func TestSignalsStopATerminalBuild(t *testing.T) {
 		})
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

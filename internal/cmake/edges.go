@@ -1,9 +1,10 @@
 package cmake
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // statusPrefix is put in front of every line Ninja prints for an edge
@@ -18,7 +19,7 @@ const ninjaStatus = statusPrefix + "%f/%t s%s r%r] "
 
 // statusRe reads a status line; the started and running counts are
 // optional, so output recorded with the older "%f/%t" reads as before.
-var statusRe = regexp.MustCompile(`^\[mlxbuild (\d+)/(\d+)(?: s(\d+) r(\d+))?\] (.*)$`)
+var statusRe = lazyregexp.New(`^\[mlxbuild (\d+)/(\d+)(?: s(\d+) r(\d+))?\] (.*)$`)
 
 // statusLine is one status line of Ninja's.
 type statusLine struct {

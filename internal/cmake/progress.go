@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Step is one edge Ninja ran.
@@ -20,9 +21,9 @@ type Step struct {
 }
 
 var (
-	compileRe  = regexp.MustCompile(`^Building (\w+) object (.+)$`)
-	linkStepRe = regexp.MustCompile(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
-	objDirRe   = regexp.MustCompile(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
+	compileRe  = lazyregexp.New(`^Building (\w+) object (.+)$`)
+	linkStepRe = lazyregexp.New(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
+	objDirRe   = lazyregexp.New(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
 )
 
 // parseStep reads Ninja's description of an edge (CMake's wording).

@@ -100,7 +100,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	// With layers this is the composed overlay in the cache.
-	overlay, err := p.treeOverlay()
+	overlay, layers, err := p.composeOverlay()
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
@@ -108,30 +108,33 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
-	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, pristine: pristine, overlay: overlay}, nil
+	src := overlays.Sources{Pristine: pristine, Overlay: overlay, Layers: layers}
+	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil
 }
 
-// userFiles maps the tree's files back to the user's: the overlay's copy or
-// the pristine source's, through the tree's manifest.
+// userFiles maps the tree's files back to the user's: the overlay's (or
+// the layer's) file or the pristine source's, through the tree's manifest.
 type userFiles struct {
-	manifest                *overlays.Manifest
-	tree, pristine, overlay string
+	manifest *overlays.Manifest
+	tree     string
+	src      overlays.Sources
+	layers   []overlays.Layer // nil without layers
 }
 
 // where says, for the files of diagnostics, which file of the user's to
 // edit ("" when none is a tree file): the tree copy is rewritten by the
-// next run, so an error must name the overlay or pristine file.
+// next run, so an error must name the overlay, layer or pristine file.
 func (u *userFiles) where(diags []cmake.Diagnostic) string {
 	if u == nil || u.manifest == nil {
 		return ""
 	}
 	var lines []string
 	for _, d := range diags {
-		file, origin, ok := u.manifest.SourceOf(u.tree, d.File, u.pristine, u.overlay)
+		f, ok := u.manifest.SourceOf(u.tree, d.File, u.src)
 		if !ok {
 			continue
 		}
-		l := fmt.Sprintf("%s (%s)", fail.Pos{File: file, Line: d.Line, Col: d.Col}, origin)
+		l := fmt.Sprintf("%s (%s)", fail.Pos{File: f.Path, Line: d.Line, Col: d.Col}, f.Label())
 		if !slices.Contains(lines, l) {
 			lines = append(lines, l)
 		}
@@ -145,14 +148,21 @@ func (u *userFiles) where(diags []cmake.Diagnostic) string {
 // restoredNote says, for a tree file materialize put back after a hand
 // edit, where the edit belongs.
 func (u *userFiles) restoredNote(rel string) string {
-	file, origin, ok := u.manifest.SourceOf(u.tree, rel, u.pristine, u.overlay)
+	f, ok := u.manifest.SourceOf(u.tree, rel, u.src)
 	switch {
 	case !ok:
 		return fmt.Sprintf("restored %s: it was edited in the tree, which mlxbuild rewrites", rel)
-	case origin == overlays.FromOverlay:
-		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
-	case u.overlay != "":
-		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, file, filepath.Join(u.overlay, filepath.FromSlash(rel)))
+	case f.Origin == overlays.FromOverlay:
+		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s (%s) instead", rel, f.Path, f.Label())
+	case u.layers != nil:
+		// The top layer is where a new file wins over every other; name
+		// it when it takes every file to the root, else leave the choice.
+		if top := u.layers[len(u.layers)-1]; len(top.Files) == 0 && top.To == "" {
+			return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the top overlay layer as %s", rel, f.Path, filepath.Join(top.Dir, filepath.FromSlash(rel)))
+		}
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into an overlay layer that takes %s", rel, f.Path, rel)
+	case u.src.Overlay != "":
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, f.Path, filepath.Join(u.src.Overlay, filepath.FromSlash(rel)))
 	}
-	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
+	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, f.Path)
 }

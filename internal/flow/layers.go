@@ -24,14 +24,23 @@ func (p *Prepared) composedOverlay() string { return filepath.Join(p.Layout.Dir,
 // backend's overlay, or the composition of its layers (composed now). The
 // caller holds the backend's lock.
 func (p *Prepared) treeOverlay() (string, error) {
+	dir, _, err := p.composeOverlay()
+	return dir, err
+}
+
+// composeOverlay is treeOverlay with, for layers, the layer file behind
+// each file of the composition (nil without layers), so that errors can
+// name the file the user owns rather than the composed copy in the cache.
+func (p *Prepared) composeOverlay() (string, map[string]overlays.LayerSource, error) {
 	layers := p.layers()
 	if layers == nil {
-		return p.Config.Overlay(p.Backend), nil
+		return p.Config.Overlay(p.Backend), nil, nil
 	}
-	if _, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay()); err != nil {
-		return "", err
+	files, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay())
+	if err != nil {
+		return "", nil, err
 	}
-	return p.composedOverlay(), nil
+	return p.composedOverlay(), files, nil
 }
 
 // overlayHashes hashes what the overlay puts in the tree, for the stamp,

@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
@@ -72,19 +70,11 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 			return nil, err
 		}
 	}
-	// The root is made (and tagged) mlxbuild's before the lock is the
-	// first file in it, as Sync does.
-	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
-		return nil, err
-	}
-	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
+	unlock, err := lockOverlay(ctx, o.CacheRoot, o.Overlay)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := recoverSwap(o.Overlay); err != nil {
-		return nil, err
-	}
 	repo, err := openRepo(ctx, o.CacheRoot, o.Upstream, o.OldPin, o.NewPin)
 	if err != nil {
 		return nil, err
@@ -161,20 +151,14 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	if len(res.Merged) == 0 && len(res.Conflicts) == 0 && !res.Upstream {
 		return res, nil
 	}
-	staged := filepath.Join(filepath.Dir(o.Overlay), "."+filepath.Base(o.Overlay)+".retarget")
-	if err := stage(o.Overlay, staged, write, nil); err != nil {
+	staged := retargetStageDir(o.Overlay)
+	conflicted, err := commit(o.Overlay, staged, write, nil, res.Conflicts)
+	if err != nil {
 		return nil, err
 	}
-	if len(res.Conflicts) > 0 {
+	if conflicted {
 		res.Staged = staged
-		for i := range res.Conflicts {
-			res.Conflicts[i].Staged = filepath.Join(staged, filepath.FromSlash(res.Conflicts[i].Path))
-		}
-		sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
 		return res, &RetargetConflictError{Result: res}
-	}
-	if err := swap(staged, o.Overlay); err != nil {
-		return nil, err
 	}
 	return res, nil
 }

@@ -5,14 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -91,21 +89,11 @@ func (e *ConflictError) Error() string {
 // it was and the error is a *ConflictError naming each file and its staged
 // copy. A sync to the commit the overlay came from changes nothing.
 func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
-	if o.CacheRoot == "" {
-		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
-	}
-	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
-		return nil, err
-	}
-	// Two syncs of one overlay would stage into the same directory.
-	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
+	unlock, err := lockOverlay(ctx, o.CacheRoot, o.Overlay)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := recoverSwap(o.Overlay); err != nil {
-		return nil, err
-	}
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
 	upData, err := os.ReadFile(upFile)
 	if err != nil {
@@ -189,19 +177,13 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return res, nil
 	}
 	staged := stageDir(o.Overlay)
-	if err := stage(o.Overlay, staged, p.write, p.remove); err != nil {
+	conflicted, err := commit(o.Overlay, staged, p.write, p.remove, res.Conflicts)
+	if err != nil {
 		return nil, err
 	}
-	if len(res.Conflicts) > 0 {
+	if conflicted {
 		res.Staged = staged
-		for i := range res.Conflicts {
-			res.Conflicts[i].Staged = filepath.Join(staged, filepath.FromSlash(res.Conflicts[i].Path))
-		}
-		sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
 		return res, &ConflictError{Result: res}
-	}
-	if err := swap(staged, o.Overlay); err != nil {
-		return nil, err
 	}
 	return res, nil
 }

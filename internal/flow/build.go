@@ -148,7 +148,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	t = time.Now()
 	if d.Configure {
 		pr.Step("configure (%s)", d.ConfigureWhy)
-		if err := p.configure(ctx, d); err != nil {
+		if err := p.configure(ctx, d, files); err != nil {
 			return nil, nil, err
 		}
 		sum.Reconfigured = true
@@ -218,7 +218,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 // with is recorded before it starts and marked done after it succeeded, so
 // a configure or build that fails or is killed leaves a record the next
 // run's decision does not trust (see cache.Decide).
-func (p *Prepared) configure(ctx context.Context, d *decision) error {
+func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) error {
 	if err := p.checkArchSupport(); err != nil {
 		return err
 	}
@@ -248,7 +248,21 @@ func (p *Prepared) configure(ctx context.Context, d *decision) error {
 	})
 	log.Close()
 	if err != nil {
-		return fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+		// An error in the project's CMake code names a tree copy; the
+		// fix names the user's file, and says what to do in place of
+		// CMake's generic hint.
+		var ce *cmake.ConfigureError
+		where := ""
+		if errors.As(err, &ce) && ce.At.File != "" {
+			if where = files.where([]cmake.Diagnostic{ce.At}); where != "" {
+				ce.Hint = "" // before the message below is made of it
+			}
+		}
+		err = fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+		if where != "" {
+			return fail.WithFix(err, where+"; then run the build again")
+		}
+		return err
 	}
 	record.Done = true
 	return cache.WriteConfigureRecord(p.Layout.Build, record)

@@ -19,10 +19,11 @@ import (
 const brokenLine = "int broken = undeclared_by_the_test;\n"
 
 // TestLayerErrorsNameTheLayerFile builds the example's CPU backend with two
-// overlay layers, for real: a compile error in a file of the lower layer,
-// and one in a file both layers provide (the upper one wins), each name the
-// layer file the user edits, at the compiler's line and column, and never
-// the composed copy or the tree copy under the cache. A hand edit of a
+// overlay layers, for real: a CMake error in a file of the upper layer, a
+// compile error in a file of the lower layer, and one in a file both layers
+// provide (the upper one wins), each name the layer file the user edits, at
+// CMake's line or the compiler's line and column, and never only the
+// composed copy or the tree copy under the cache. A hand edit of a
 // layered file in the tree is named, with its layer file, when the next
 // apply restores it.
 func TestLayerErrorsNameTheLayerFile(t *testing.T) {
@@ -62,6 +63,26 @@ func TestLayerErrorsNameTheLayerFile(t *testing.T) {
 		return fail.Message(err)
 	}
 
+	// The first configure meets an error in CMake code the upper layer
+	// provides: it names that layer's file, at CMake's line.
+	t.Run("configure", func(t *testing.T) {
+		const cm = "mlx/CMakeLists.txt"
+		file := filepath.Join(upper, cm)
+		testutil.WriteFile(t, file, "# line 1\nmessage(FATAL_ERROR \"broken by the test\")\n"+pristine(cm))
+		defer os.Remove(file)
+		var stderr bytes.Buffer
+		_, err := flow.Build(context.Background(), o(&stderr), "build:cpu", "cpu")
+		msg := fail.Message(err)
+		if err == nil || !strings.Contains(msg, "broken by the test") {
+			t.Fatalf("a configure with %s broken: %v, want CMake's error\n%s", file, err, stderr.String())
+		}
+		if want := "edit " + file + ":2 (overlay layer 2); the tree is a copy"; !strings.Contains(msg, want) {
+			t.Errorf("the error does not name the upper layer's CMake file (%s):\n%s", want, msg)
+		}
+		if strings.Contains(msg, "fix it and configure again") {
+			t.Errorf("what to do is said twice:\n%s", msg)
+		}
+	})
 	t.Run("lower layer", func(t *testing.T) {
 		msg := broken(t, lower, binary)
 		want := "edit " + filepath.Join(lower, binary) + ":2:14 (overlay layer 1); the tree is a copy"

@@ -125,12 +125,9 @@ type userFiles struct {
 // edit ("" when none is a tree file): the tree copy is rewritten by the
 // next run, so an error must name the overlay, layer or pristine file.
 func (u *userFiles) where(diags []cmake.Diagnostic) string {
-	if u == nil || u.manifest == nil {
-		return ""
-	}
 	var lines []string
 	for _, d := range diags {
-		f, ok := u.manifest.SourceOf(u.tree, d.File, u.src)
+		f, ok := u.source(d.File)
 		if !ok {
 			continue
 		}
@@ -145,10 +142,18 @@ func (u *userFiles) where(diags []cmake.Diagnostic) string {
 	return "edit " + strings.Join(lines, ", ") + "; the tree is a copy that the next build rewrites"
 }
 
+// source is the user's file behind a tree file, when the tree holds it.
+func (u *userFiles) source(treeFile string) (overlays.UserFile, bool) {
+	if u == nil || u.manifest == nil {
+		return overlays.UserFile{}, false
+	}
+	return u.manifest.SourceOf(u.tree, treeFile, u.src)
+}
+
 // restoredNote says, for a tree file materialize put back after a hand
 // edit, where the edit belongs.
 func (u *userFiles) restoredNote(rel string) string {
-	f, ok := u.manifest.SourceOf(u.tree, rel, u.src)
+	f, ok := u.source(rel)
 	switch {
 	case !ok:
 		return fmt.Sprintf("restored %s: it was edited in the tree, which mlxbuild rewrites", rel)

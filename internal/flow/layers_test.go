@@ -143,3 +143,26 @@ func TestLayerErrorsNameTheLayerFile(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigureErrorInPristineNamesIt: a FATAL_ERROR of MLX's own CMake code
+// (an option this platform cannot have) names the pristine file behind the
+// tree's copy, and keeps CMake's hint rather than asking for an edit.
+func TestConfigureErrorInPristineNamesIt(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
+	p := newProject(t, "")
+	testutil.WriteFile(t, filepath.Join(p.Dir, "cpu.yaml"), "defines:\n  - { name: MLX_BUILD_METAL, value: \"ON\" }\n")
+	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), "source:\n  dir: third_party/mlx\n  pin: "+examplePin+"\n"+
+		"backends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
+	var stderr bytes.Buffer
+	_, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu")
+	msg := fail.Message(err)
+	if err == nil || !strings.Contains(msg, "MLX_BUILD_METAL=ON needs macOS") {
+		t.Fatalf("build:cpu with MLX_BUILD_METAL=ON: %v, want CMake's error\n%s", err, stderr.String())
+	}
+	if want := "\nin pristine: " + filepath.Join(p.Mlx, "CMakeLists.txt") + ":34\n"; !strings.Contains(msg, want) {
+		t.Errorf("the error does not name the pristine file (%q):\n%s", want, msg)
+	}
+	if !strings.Contains(msg, "fix it and configure again") || strings.Contains(msg, "edit ") {
+		t.Errorf("the error asks for an edit of MLX or lost CMake's hint:\n%s", msg)
+	}
+}

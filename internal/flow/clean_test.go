@@ -22,17 +22,7 @@ func TestCacheCleanKeepsTheDependencyCache(t *testing.T) {
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
 	o := flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stderr}
-	// The git dependency's hash is what deps:fetch reports for it.
-	err := flow.DepsFetch(ctx, o, "cpu", p.Mirror)
-	gitSHA := between(fail.Message(err), "gitlib from "+filepath.Join(p.Mirror, "gitlib.git")+" at "+p.GitCommit+" has sha256 ", ",")
-	if len(gitSHA) != 64 {
-		t.Fatalf("deps:fetch does not report the git archive's hash: %v", err)
-	}
-	t.Setenv("MLXBUILD_TEST_GITLIB_SHA", gitSHA)
-	p.writeSpec(t, p.TinySHA, false)
-	if err := flow.DepsFetch(ctx, o, "cpu", p.Mirror); err != nil {
-		t.Fatalf("deps:fetch -mirror: %v\n%s", err, stderr.String())
-	}
+	p.seed(t, o, flow.DepsFetch(ctx, o, "cpu", p.Mirror))
 	if err := os.RemoveAll(p.Mirror); err != nil {
 		t.Fatal(err)
 	}

@@ -248,29 +248,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 	})
 	log.Close()
 	if err != nil {
-		// CMake names the tree's copy of the file. In the user's overlay
-		// code the fix names the overlay (or layer) file and says what to
-		// do in place of CMake's generic hint; in pristine MLX (mostly a
-		// FATAL_ERROR about options) the hint stays and the file is named.
-		var ce *cmake.ConfigureError
-		var at overlays.UserFile
-		located := errors.As(err, &ce) && ce.At.File != ""
-		if located {
-			at, located = files.source(ce.At.File)
-		}
-		own := located && at.Origin == overlays.FromOverlay
-		if own {
-			ce.Hint = "" // before the message below is made of it
-		}
-		pristine := ""
-		if located && !own {
-			pristine = fmt.Sprintf("\nin %s: %s", at.Label(), fail.Pos{File: at.Path, Line: ce.At.Line})
-		}
-		err = fmt.Errorf("CMake configure of the %s tree failed: %w%s\nfull log: %s", p.Backend, err, pristine, log.Name())
-		if own {
-			return fail.WithFix(err, files.where([]cmake.Diagnostic{ce.At})+"; then run the build again")
-		}
-		return err
+		return files.configureFailed(p.Backend, err, log.Name())
 	}
 	record.Done = true
 	return cache.WriteConfigureRecord(p.Layout.Build, record)

@@ -142,6 +142,33 @@ func (u *userFiles) where(diags []cmake.Diagnostic) string {
 	return "edit " + strings.Join(lines, ", ") + "; the tree is a copy that the next build rewrites"
 }
 
+// configureFailed is the error of a failed configure of backend's tree
+// (log: its full log). CMake names the tree's copy of the file: in the
+// user's overlay code the fix names the overlay (or layer) file and says
+// what to do in place of CMake's generic hint; in pristine MLX (mostly a
+// FATAL_ERROR about options) the hint stays and the pristine file is named.
+func (u *userFiles) configureFailed(backend string, err error, log string) error {
+	var ce *cmake.ConfigureError
+	var at overlays.UserFile
+	located := errors.As(err, &ce) && ce.At.File != ""
+	if located {
+		at, located = u.source(ce.At.File)
+	}
+	own := located && at.Origin == overlays.FromOverlay
+	if own {
+		ce.Hint = "" // before the message below is made of it
+	}
+	pristine := ""
+	if located && !own {
+		pristine = fmt.Sprintf("\nin %s: %s", at.Label(), fail.Pos{File: at.Path, Line: ce.At.Line})
+	}
+	err = fmt.Errorf("CMake configure of the %s tree failed: %w%s\nfull log: %s", backend, err, pristine, log)
+	if own {
+		return fail.WithFix(err, u.where([]cmake.Diagnostic{ce.At})+"; then run the build again")
+	}
+	return err
+}
+
 // source is the user's file behind a tree file, when the tree holds it.
 func (u *userFiles) source(treeFile string) (overlays.UserFile, bool) {
 	if u == nil || u.manifest == nil {

@@ -36,11 +36,11 @@ var backendEntries = []string{"ccache", "sccache"}
 // writes (the tag).
 var rootTempPatterns = []string{".tmp-" + tagName + "-*"}
 
-// CleanResult says what Clean removed, what it kept on purpose (the
+// cleanResult says what Clean removed, what it kept on purpose (the
 // dependency store, see CleanScope) and what it left because it is not
 // mlxbuild's.
-type CleanResult struct {
-	Removed []string
+type cleanResult struct {
+	removed []string
 	Kept    []string
 	Left    []string
 }
@@ -59,7 +59,7 @@ type CleanScope struct {
 // takes each backend's lock first, so a running build is reported, not
 // broken, and it refuses a root without mlxbuild's CACHEDIR.TAG (one that
 // mlxbuild did not make).
-func Clean(root string, backends []string, scope CleanScope) (*CleanResult, error) {
+func Clean(root string, backends []string, scope CleanScope) (*cleanResult, error) {
 	if root == "" {
 		return nil, errors.New("cache: clean: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
@@ -67,11 +67,11 @@ func Clean(root string, backends []string, scope CleanScope) (*CleanResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("cache: clean %s: %w", root, err)
 	}
-	res := &CleanResult{}
+	res := &cleanResult{}
 	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
 		return res, nil
 	}
-	if !Tagged(abs) {
+	if !tagged(abs) {
 		return nil, fmt.Errorf("cache: clean: %s has no %s of mlxbuild, so mlxbuild did not make it; refusing to clean it (check MLXBUILD_CACHE and cache: in mlxbuild.yaml)", abs, tagName)
 	}
 	for _, b := range backends {
@@ -108,7 +108,7 @@ func Clean(root string, backends []string, scope CleanScope) (*CleanResult, erro
 			if err := removeInside(abs, p); err != nil {
 				return res, err
 			}
-			res.Removed = append(res.Removed, p)
+			res.removed = append(res.removed, p)
 		}
 	}
 	return res, nil
@@ -117,7 +117,7 @@ func Clean(root string, backends []string, scope CleanScope) (*CleanResult, erro
 // cleanBackend removes what the layout names in l.Dir while holding the
 // backend's lock, leaving the lock file itself (see Lock) and every entry it
 // does not know.
-func cleanBackend(l Layout, res *CleanResult) error {
+func cleanBackend(l Layout, res *cleanResult) error {
 	if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -126,7 +126,7 @@ func cleanBackend(l Layout, res *CleanResult) error {
 	holder := 0
 	unlock, err := Lock(ctx, l.Lock, func(pid int) { holder = pid })
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.Backend, holder, l.Lock)
+		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.backend, holder, l.Lock)
 	}
 	defer unlock()
 	known := map[string]bool{}
@@ -138,17 +138,17 @@ func cleanBackend(l Layout, res *CleanResult) error {
 	}
 	entries, err := os.ReadDir(l.Dir)
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: reading %s: %w", l.Backend, l.Dir, err)
+		return fmt.Errorf("cache: clean %s: reading %s: %w", l.backend, l.Dir, err)
 	}
 	for _, e := range entries {
 		p := filepath.Join(l.Dir, e.Name())
 		switch {
 		case e.Name() == filepath.Base(l.Lock):
 		case known[e.Name()] || matchesAny(e.Name(), l.tempPatterns()):
-			if err := removeInside(l.Root, p); err != nil {
+			if err := removeInside(l.root, p); err != nil {
 				return err
 			}
-			res.Removed = append(res.Removed, p)
+			res.removed = append(res.removed, p)
 		default:
 			res.Left = append(res.Left, p)
 		}
@@ -191,8 +191,8 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 		purge = append(purge, filepath.Join(l.Dir, gen)) // the generation out/ points at
 	}
 	for _, p := range purge {
-		if err := removeInside(l.Root, p); err != nil {
-			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.Backend, oldPin, newPin, err)
+		if err := removeInside(l.root, p); err != nil {
+			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.backend, oldPin, newPin, err)
 		}
 	}
 	return nil

@@ -27,8 +27,8 @@ func TestCleanKeepsTheDependencyStore(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(store, "sha256", "ab", "json.tar.gz")); err != nil || string(b) != "verified" {
 		t.Errorf("Clean without Deps removed the dependency store: %q, %v", b, err)
 	}
-	if !slices.Equal(res.Kept, []string{store}) || slices.Contains(res.Removed, store) {
-		t.Errorf("Kept %q, Removed %q; want the store kept and said", res.Kept, res.Removed)
+	if !slices.Equal(res.Kept, []string{store}) || slices.Contains(res.removed, store) {
+		t.Errorf("Kept %q, Removed %q; want the store kept and said", res.Kept, res.removed)
 	}
 	if _, err := os.Stat(filepath.Join(root, "src")); !os.IsNotExist(err) {
 		t.Errorf("Clean left the shared sources: %v", err)
@@ -37,7 +37,7 @@ func TestCleanKeepsTheDependencyStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(store); !os.IsNotExist(err) || !slices.Contains(res.Removed, store) || len(res.Kept) != 0 {
-		t.Errorf("Clean with Deps: store %v, Removed %q, Kept %q; want it removed", err, res.Removed, res.Kept)
+	if _, err := os.Stat(store); !os.IsNotExist(err) || !slices.Contains(res.removed, store) || len(res.Kept) != 0 {
+		t.Errorf("Clean with Deps: store %v, Removed %q, Kept %q; want it removed", err, res.removed, res.Kept)
 	}
 }

@@ -45,7 +45,7 @@ func TestHandEditInTheTreeIsNamed(t *testing.T) {
 	if !ok || uf.Origin != FromOverlay || uf.Path != filepath.Join(f.overlay, edited) || uf.Label() != "overlay" {
 		t.Errorf("SourceOf = %+v %v, want the overlay's file", uf, ok)
 	}
-	if uf, ok := m.SourceOf(f.tree, "mlx/array.cpp", src); !ok || uf.Origin != FromPristine || uf.Path != filepath.Join(f.pristine, "mlx/array.cpp") || uf.Label() != "pristine" {
+	if uf, ok := m.SourceOf(f.tree, "mlx/array.cpp", src); !ok || uf.Origin != fromPristine || uf.Path != filepath.Join(f.pristine, "mlx/array.cpp") || uf.Label() != "pristine" {
 		t.Errorf("SourceOf(mlx/array.cpp) = %+v %v, want the pristine file", uf, ok)
 	}
 	if _, ok := m.SourceOf(f.tree, filepath.Join(filepath.Dir(f.tree), "build", "x.o"), src); ok {

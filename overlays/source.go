@@ -13,20 +13,20 @@ import (
 // of its files.
 type Sources struct {
 	Pristine, Overlay string
-	Layers            map[string]LayerSource // tree path -> layer file; nil without layers
+	Layers            map[string]layerSource // tree path -> layer file; nil without layers
 }
 
 // UserFile is the file of the user's behind a tree file: the one to edit.
 type UserFile struct {
 	Path   string
-	Origin Origin
-	Layer  int // the 1-based index of the layer that provides it; 0 without layers
+	Origin origin
+	layer  int // the 1-based index of the layer that provides it; 0 without layers
 }
 
 // Label says where the file is from: "pristine", "overlay", "overlay layer 2".
 func (f UserFile) Label() string {
-	if f.Origin == FromOverlay && f.Layer > 0 {
-		return fmt.Sprintf("overlay layer %d", f.Layer)
+	if f.Origin == FromOverlay && f.layer > 0 {
+		return fmt.Sprintf("overlay layer %d", f.layer)
 	}
 	return f.Origin.String()
 }
@@ -51,19 +51,19 @@ func (m *Manifest) SourceOf(tree, treeFile string, src Sources) (UserFile, bool)
 	if i < 0 {
 		return UserFile{}, false
 	}
-	e := &m.Entries[i]
+	e := &m.entries[i]
 	switch {
-	case e.Origin != FromOverlay:
-		return UserFile{Path: filepath.Join(src.Pristine, filepath.FromSlash(e.Path)), Origin: e.Origin}, true
+	case e.origin != FromOverlay:
+		return UserFile{Path: filepath.Join(src.Pristine, filepath.FromSlash(e.path)), Origin: e.origin}, true
 	case src.Layers != nil:
 		// The composed overlay is a cache directory: only a layer file
 		// is the user's. One no layer provides is a manifest older than
 		// the layers, which names nothing the user can edit.
-		l, ok := src.Layers[e.Path]
+		l, ok := src.Layers[e.path]
 		if !ok {
 			return UserFile{}, false
 		}
-		return UserFile{Path: l.Path, Origin: FromOverlay, Layer: l.Layer + 1}, true
+		return UserFile{Path: l.path, Origin: FromOverlay, layer: l.layer + 1}, true
 	}
-	return UserFile{Path: filepath.Join(src.Overlay, filepath.FromSlash(e.Path)), Origin: FromOverlay}, true
+	return UserFile{Path: filepath.Join(src.Overlay, filepath.FromSlash(e.path)), Origin: FromOverlay}, true
 }

@@ -30,11 +30,22 @@ type decision struct {
 // redoes. It writes nothing, so plan prints exactly what build would do;
 // warn receives what the user should know (a launcher not installed).
 func (p *Prepared) decide(warn func(format string, args ...any)) (*decision, error) {
+	return p.decideWith(warn, true)
+}
+
+// decidePurge is decide for the one thing a build asks before its tree is
+// materialized: whether the pin changed (Decision.PurgeFrom), which no
+// overlay file bears on; the rest of its decision is not to be acted on.
+func (p *Prepared) decidePurge(warn func(format string, args ...any)) (*decision, error) {
+	return p.decideWith(warn, false)
+}
+
+func (p *Prepared) decideWith(warn func(format string, args ...any), overlay bool) (*decision, error) {
 	old, err := cache.ReadStamp(p.Layout.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := p.stampInputs()
+	cur, err := p.stampInputs(overlay)
 	if err != nil {
 		return nil, err
 	}
@@ -100,15 +111,15 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	// With layers this is the composed overlay in the cache.
-	overlay, layers, err := p.composeOverlay()
+	src, err := p.composeOverlay()
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
-	stats, m, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	src.Pristine = pristine
+	stats, m, err := overlays.Materialize(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
-	src := overlays.Sources{Pristine: pristine, Overlay: overlay, Layers: layers}
 	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil
 }
 

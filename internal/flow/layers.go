@@ -24,28 +24,40 @@ func (p *Prepared) composedOverlay() string { return filepath.Join(p.Layout.Dir,
 // backend's overlay, or the composition of its layers (composed now). The
 // caller holds the backend's lock.
 func (p *Prepared) treeOverlay() (string, error) {
-	dir, _, err := p.composeOverlay()
-	return dir, err
+	src, err := p.composeOverlay()
+	return src.Overlay, err
 }
 
-// composeOverlay is treeOverlay with, for layers, the layer file behind
-// each file of the composition (nil without layers), so that errors can
-// name the file the user owns rather than the composed copy in the cache.
-func (p *Prepared) composeOverlay() (string, map[string]overlays.LayerSource, error) {
+// composeOverlay is treeOverlay as Sources: with layers, Layers holds the
+// layer file behind each file of the composition, so that errors can name
+// the file the user owns rather than the composed copy in the cache.
+// Pristine is left to the caller.
+func (p *Prepared) composeOverlay() (overlays.Sources, error) {
 	layers := p.layers()
 	if layers == nil {
-		return p.Config.Overlay(p.Backend), nil, nil
+		return overlays.Sources{Overlay: p.Config.Overlay(p.Backend)}, nil
 	}
 	files, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay())
 	if err != nil {
-		return "", nil, err
+		return overlays.Sources{}, err
 	}
-	return p.composedOverlay(), files, nil
+	return overlays.Sources{Overlay: p.composedOverlay(), Layers: files}, nil
 }
 
 // overlayHashes hashes what the overlay puts in the tree, for the stamp,
-// writing nothing; nil when the backend has no overlay.
+// writing nothing; nil when the backend has no overlay. A build decides
+// twice (before materializing, then with the dependencies known): the
+// overlay is read and hashed once per run. An edit between the two reads
+// is then seen by the next run, whose hashes differ from the stamp's.
 func (p *Prepared) overlayHashes() (map[string]string, error) {
+	if !p.overlaySums.done {
+		p.overlaySums.files, p.overlaySums.err = p.hashOverlay()
+		p.overlaySums.done = true
+	}
+	return p.overlaySums.files, p.overlaySums.err
+}
+
+func (p *Prepared) hashOverlay() (map[string]string, error) {
 	if layers := p.layers(); layers != nil {
 		return overlays.LayerHashes(layers, p.Spec.Records)
 	}

@@ -75,15 +75,15 @@ func lockOverlay(ctx context.Context, cacheRoot, overlay string) (unlock func() 
 // unless there are conflicts, swaps it in. With conflicts the overlay is
 // left as it was and the staging copy stays for the user: each conflict
 // gets its staged copy's path, sorted by path, and commit returns true.
-func commit(overlay, staged string, write Files, remove []string, conflicts []Conflict) (conflicted bool, err error) {
+func commit(overlay, staged string, write files, remove []string, conflicts []conflict) (conflicted bool, err error) {
 	if err := stage(overlay, staged, write, remove); err != nil {
 		return false, err
 	}
 	if len(conflicts) > 0 {
 		for i := range conflicts {
-			conflicts[i].Staged = filepath.Join(staged, filepath.FromSlash(conflicts[i].Path))
+			conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(conflicts[i].path))
 		}
-		sort.Slice(conflicts, func(i, j int) bool { return conflicts[i].Path < conflicts[j].Path })
+		sort.Slice(conflicts, func(i, j int) bool { return conflicts[i].path < conflicts[j].path })
 		return true, nil
 	}
 	return false, swap(staged, overlay)
@@ -94,7 +94,7 @@ func commit(overlay, staged string, write Files, remove []string, conflicts []Co
 // leave empty). Unchanged files are copies with the same mode and mtime;
 // not hard links, so that editing a staged file while resolving a conflict
 // can never change the overlay behind the user's back.
-func stage(overlay, dir string, write Files, remove []string) error {
+func stage(overlay, dir string, write files, remove []string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("forksync: removing the previous staging directory %s: %w; remove it by hand", dir, err)
 	}
@@ -136,13 +136,13 @@ func stage(overlay, dir string, write Files, remove []string) error {
 		b := write[p]
 		dst := filepath.Join(dir, filepath.FromSlash(p))
 		mode := fs.FileMode(0o644)
-		if b.Exec {
+		if b.exec {
 			mode = 0o755
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("forksync: staging %s: %w", p, err)
 		}
-		if err := os.WriteFile(dst, b.Data, mode); err != nil {
+		if err := os.WriteFile(dst, b.data, mode); err != nil {
 			return fmt.Errorf("forksync: staging %s: %w", p, err)
 		}
 		// WriteFile keeps an existing file's mode and the umask trims a new

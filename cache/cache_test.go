@@ -235,18 +235,18 @@ func TestCleanAndPurge(t *testing.T) {
 		t.Error("pin change removed the stamp (it explains the rebuild)")
 	}
 	for _, bad := range []string{"../x", "/etc", ".", ".."} {
-		if _, err := Clean(root, []string{bad}, false); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+		if _, err := Clean(root, []string{bad}, CleanScope{}); err == nil || !strings.Contains(err.Error(), "not a plain name") {
 			t.Errorf("Clean(%q): %v", bad, err)
 		}
 	}
 	// A busy backend is reported, not cleaned.
 	pid, kill, dead := holdLock(t, For(root, "cpu").Lock)
-	if _, err := Clean(root, []string{"cpu"}, false); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
+	if _, err := Clean(root, []string{"cpu"}, CleanScope{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
 		t.Errorf("Clean of a locked backend: %v", err)
 	}
 	kill()
 	<-dead
-	if _, err := Clean(root, []string{"cpu"}, false); err != nil {
+	if _, err := Clean(root, []string{"cpu"}, CleanScope{}); err != nil {
 		t.Fatal(err)
 	}
 	if e, _ := os.ReadDir(For(root, "cpu").Dir); len(e) != 1 || e[0].Name() != "lock" {
@@ -255,7 +255,7 @@ func TestCleanAndPurge(t *testing.T) {
 	if _, err := os.Stat(For(root, "rocm").Stamp); err != nil {
 		t.Error("cleaning cpu touched rocm")
 	}
-	if _, err := Clean(root, all, true); err != nil {
+	if _, err := Clean(root, all, CleanScope{Shared: true, Deps: true}); err != nil {
 		t.Fatal(err)
 	}
 	e, _ := os.ReadDir(root)
@@ -269,13 +269,13 @@ func TestCleanAndPurge(t *testing.T) {
 	// A directory mlxbuild did not make is never emptied.
 	project := t.TempDir()
 	os.WriteFile(filepath.Join(project, "main.rs"), []byte("fn main(){}"), 0o644)
-	if _, err := Clean(project, all, true); err == nil || !strings.Contains(err.Error(), "has no CACHEDIR.TAG") {
+	if _, err := Clean(project, all, CleanScope{Shared: true, Deps: true}); err == nil || !strings.Contains(err.Error(), "has no CACHEDIR.TAG") {
 		t.Errorf("Clean of a project dir: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(project, "main.rs")); err != nil {
 		t.Error("Clean deleted a project file")
 	}
-	if _, err := Clean("/", all, true); err == nil {
+	if _, err := Clean("/", all, CleanScope{Shared: true, Deps: true}); err == nil {
 		t.Error("Clean(/) was not refused")
 	}
 }

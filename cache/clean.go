@@ -19,7 +19,13 @@ const busyWait = 200 * time.Millisecond
 // the backends' directories: the pristine sources and git mirrors
 // (overlays.Pristine, forksync), fork sync's locks, overlay:apiDrift's
 // builds and the verified dependency store (internal/deps, deps:fetch).
-var rootEntries = []string{"src", "sync", "apidrift", "deps"}
+var rootEntries = []string{"src", "sync", "apidrift", depsEntry}
+
+// depsEntry is the verified dependency store (internal/deps.StoreAt). Clean
+// keeps it unless asked: refilling it takes the network or a mirror, so an
+// offline machine that lost it could not build again (cargo clean keeps
+// ~/.cargo/registry for the same reason).
+const depsEntry = "deps"
 
 // backendEntries are the entries of a backend's directory that mlxbuild
 // makes besides the Layout's own paths: the compiler caches of
@@ -30,21 +36,30 @@ var backendEntries = []string{"ccache", "sccache"}
 // writes (the tag).
 var rootTempPatterns = []string{".tmp-" + tagName + "-*"}
 
-// cleanResult says what Clean removed and what it left because it is not
+// cleanResult says what Clean removed, what it kept on purpose (the
+// dependency store, see CleanScope) and what it left because it is not
 // mlxbuild's.
 type cleanResult struct {
 	removed []string
+	Kept    []string
 	Left    []string
+}
+
+// CleanScope says what Clean removes besides the backends' parts.
+type CleanScope struct {
+	Shared bool // the root's shared entries: pristine sources, git mirrors, sync locks, apiDrift's builds
+	Deps   bool // with Shared, the verified dependency store too (deps/); without it, it is kept
 }
 
 // Clean removes what mlxbuild's layout names under root for each of
 // backends (tree, build, out, stamp, manifest, log, ...; the lock file
-// stays, see Lock), and with all set also the shared entries of the root
-// (the pristine sources). It never removes an entry it does not know: those
-// are listed in Left. It takes each backend's lock first, so a running build
-// is reported, not broken, and it refuses a root without mlxbuild's
-// CACHEDIR.TAG (one that mlxbuild did not make).
-func Clean(root string, backends []string, all bool) (*cleanResult, error) {
+// stays, see Lock), and with scope.Shared also the shared entries of the
+// root (the pristine sources), the dependency store only with scope.Deps.
+// It never removes an entry it does not know: those are listed in Left. It
+// takes each backend's lock first, so a running build is reported, not
+// broken, and it refuses a root without mlxbuild's CACHEDIR.TAG (one that
+// mlxbuild did not make).
+func Clean(root string, backends []string, scope CleanScope) (*cleanResult, error) {
 	if root == "" {
 		return nil, errors.New("cache: clean: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
@@ -67,7 +82,7 @@ func Clean(root string, backends []string, all bool) (*cleanResult, error) {
 			return res, err
 		}
 	}
-	if !all {
+	if !scope.Shared {
 		return res, nil
 	}
 	known := map[string]bool{tagName: true}
@@ -87,6 +102,8 @@ func Clean(root string, backends []string, all bool) (*cleanResult, error) {
 			}
 		case !known[e.Name()]:
 			res.Left = append(res.Left, p)
+		case e.Name() == depsEntry && !scope.Deps:
+			res.Kept = append(res.Kept, p)
 		case slices.Contains(rootEntries, e.Name()):
 			if err := removeInside(abs, p); err != nil {
 				return res, err

@@ -63,7 +63,7 @@ func TestCleanLeavesWhatItDidNotMake(t *testing.T) {
 	for _, p := range mine {
 		testutil.WriteFile(t, p, "the user's")
 	}
-	res, err := Clean(root, all, true)
+	res, err := Clean(root, all, CleanScope{Shared: true, Deps: true})
 	if err != nil {
 		t.Fatal(err)
 	}

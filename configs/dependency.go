@@ -279,35 +279,11 @@ func checkURL(ps *problems, pos Pos, s string) {
 }
 
 func mergeDependencies(base, over []Dependency) []Dependency {
-	out := append([]Dependency(nil), base...)
-	for _, d := range over {
-		replaced := false
-		for i := range out {
-			if strings.EqualFold(out[i].Name, d.Name) && strings.Join(out[i].OS, ",") == strings.Join(d.OS, ",") {
-				out[i] = d
-				replaced = true
-			}
-		}
-		if !replaced {
-			out = append(out, d)
-		}
-	}
-	return out
+	return replaceOrAppend(base, over, func(a, b Dependency) bool {
+		return strings.EqualFold(a.Name, b.Name) && strings.Join(a.OS, ",") == strings.Join(b.OS, ",")
+	})
 }
 
 func mergeCMakePackages(base, over []cmakePackage) []cmakePackage {
-	out := append([]cmakePackage(nil), base...)
-	for _, p := range over {
-		replaced := false
-		for i := range out {
-			if out[i].Name == p.Name {
-				out[i] = p
-				replaced = true
-			}
-		}
-		if !replaced {
-			out = append(out, p)
-		}
-	}
-	return out
+	return replaceOrAppend(base, over, func(a, b cmakePackage) bool { return a.Name == b.Name })
 }

@@ -111,43 +111,39 @@ func Union(a, b []string) []string {
 	return out
 }
 
-func mergeDefines(base, over []Define) []Define {
-	out := append([]Define(nil), base...)
-	for _, d := range over {
+// replaceOrAppend merges an override's list into the base's: an entry of
+// over replaces every entry of base that same takes for it (the override
+// wins where it names one), the others are appended, in order. base is not
+// changed.
+func replaceOrAppend[T any](base, over []T, same func(a, b T) bool) []T {
+	out := append([]T(nil), base...)
+	for _, o := range over {
 		replaced := false
 		for i := range out {
-			if defKey(out[i]) == defKey(d) {
-				out[i] = d
+			if same(out[i], o) {
+				out[i] = o
 				replaced = true
 			}
 		}
 		if !replaced {
-			out = append(out, d)
+			out = append(out, o)
 		}
 	}
 	return out
 }
 
+func mergeDefines(base, over []Define) []Define {
+	return replaceOrAppend(base, over, func(a, b Define) bool { return defKey(a) == defKey(b) })
+}
+
 func mergeLibs(base, over []Lib, remove []string) []Lib {
-	var out []Lib
+	var kept []Lib
 	for _, l := range base {
 		if !slices.Contains(remove, l.Name) {
-			out = append(out, l)
+			kept = append(kept, l)
 		}
 	}
-	for _, l := range over {
-		replaced := false
-		for i := range out {
-			if out[i].Name == l.Name {
-				out[i] = l
-				replaced = true
-			}
-		}
-		if !replaced {
-			out = append(out, l)
-		}
-	}
-	return out
+	return replaceOrAppend(kept, over, func(a, b Lib) bool { return a.Name == b.Name })
 }
 
 func mergeCompile(base, over Compile) Compile {
@@ -156,18 +152,6 @@ func mergeCompile(base, over Compile) Compile {
 		out.Std = over.Std
 	}
 	out.Include = Union(base.Include, over.Include)
-	out.Defines = append([]CompileDefine(nil), base.Defines...)
-	for _, d := range over.Defines {
-		replaced := false
-		for i := range out.Defines {
-			if compileDefKey(out.Defines[i]) == compileDefKey(d) {
-				out.Defines[i] = d
-				replaced = true
-			}
-		}
-		if !replaced {
-			out.Defines = append(out.Defines, d)
-		}
-	}
+	out.Defines = replaceOrAppend(base.Defines, over.Defines, func(a, b CompileDefine) bool { return compileDefKey(a) == compileDefKey(b) })
 	return out
 }

@@ -40,14 +40,15 @@ func TestHandEditInTheTreeIsNamed(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(f.tree, edited)); string(got) != f.o[edited] {
 		t.Errorf("the tree holds %q, want the overlay's version back", got)
 	}
-	file, origin, ok := m.SourceOf(f.tree, filepath.Join(f.tree, edited), f.pristine, f.overlay)
-	if !ok || origin != FromOverlay || file != filepath.Join(f.overlay, edited) {
-		t.Errorf("SourceOf = %s %v %v, want the overlay's file", file, origin, ok)
+	src := Sources{Pristine: f.pristine, Overlay: f.overlay}
+	uf, ok := m.SourceOf(f.tree, filepath.Join(f.tree, edited), src)
+	if !ok || uf.Origin != FromOverlay || uf.Path != filepath.Join(f.overlay, edited) || uf.Label() != "overlay" {
+		t.Errorf("SourceOf = %+v %v, want the overlay's file", uf, ok)
 	}
-	if file, origin, ok := m.SourceOf(f.tree, "mlx/array.cpp", f.pristine, f.overlay); !ok || origin != fromPristine || file != filepath.Join(f.pristine, "mlx/array.cpp") {
-		t.Errorf("SourceOf(mlx/array.cpp) = %s %v %v, want the pristine file", file, origin, ok)
+	if uf, ok := m.SourceOf(f.tree, "mlx/array.cpp", src); !ok || uf.Origin != fromPristine || uf.Path != filepath.Join(f.pristine, "mlx/array.cpp") || uf.Label() != "pristine" {
+		t.Errorf("SourceOf(mlx/array.cpp) = %+v %v, want the pristine file", uf, ok)
 	}
-	if _, _, ok := m.SourceOf(f.tree, filepath.Join(filepath.Dir(f.tree), "build", "x.o"), f.pristine, f.overlay); ok {
+	if _, ok := m.SourceOf(f.tree, filepath.Join(filepath.Dir(f.tree), "build", "x.o"), src); ok {
 		t.Error("a file outside the tree has a source")
 	}
 

@@ -217,3 +217,42 @@ func TestComposeIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceOfThroughLayers: a file of a tree made from composed layers is
+// the top-most layer's that provides it, never the composed copy; a file
+// the layers no longer provide names nothing.
+func TestSourceOfThroughLayers(t *testing.T) {
+	root := t.TempDir()
+	writeReferenceOverlays(t, root)
+	pristine := filepath.Join(root, "mlx")
+	writeFiles(t, pristine, files{"mlx/backend/cpu/quantized.cpp": "upstream\n", "mlx/ops.h": "ops\n"})
+	composed, tree := filepath.Join(root, "cache", "overlay"), filepath.Join(root, "cache", "tree")
+	layers, err := Compose(referenceLayers(root, "rocm"), layerRecords, composed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := Materialize(pristine, composed, tree, filepath.Join(root, "cache", "manifest"), layerRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Sources{Pristine: pristine, Overlay: composed, Layers: layers}
+	for rel, want := range map[string]UserFile{
+		"mlx/backend/cpu/quantized.cpp":  {Path: filepath.Join(root, "patches-rocm", "mlx/backend/cpu/quantized.cpp"), Origin: FromOverlay, layer: 4},
+		"mlx/backend/metal/compiled.cpp": {Path: filepath.Join(root, "patches", "mlx/backend/metal/compiled.cpp"), Origin: FromOverlay, layer: 1},
+		"mlx/backend/cuda/kernels/x.cu":  {Path: filepath.Join(root, "patches", "mlx/backend/cuda/kernels/x.cu"), Origin: FromOverlay, layer: 3},
+		"mlx/ops.h":                      {Path: filepath.Join(pristine, "mlx/ops.h"), Origin: fromPristine},
+	} {
+		got, ok := m.SourceOf(tree, filepath.Join(tree, rel), src)
+		if !ok || got != want {
+			t.Errorf("SourceOf(%s) = %+v %v, want %+v", rel, got, ok, want)
+		}
+	}
+	if got, _ := m.SourceOf(tree, "mlx/backend/cpu/quantized.cpp", src); got.Label() != "overlay layer 4" {
+		t.Errorf("the label is %q, want overlay layer 4", got.Label())
+	}
+	// A manifest older than the layers: the composed copy is never named.
+	delete(layers, "mlx/backend/rocm/device.cpp")
+	if got, ok := m.SourceOf(tree, "mlx/backend/rocm/device.cpp", src); ok {
+		t.Errorf("a file no layer provides names %+v", got)
+	}
+}

@@ -9,12 +9,14 @@ import (
 // Cache manages mlxbuild's cache directory.
 type Cache mg.Namespace
 
-// Clean removes what mlxbuild made in its cache. With -backend=rocm only in
-// that backend's part; entries it did not make stay, and are named.
-func (Cache) Clean(backend *string) error {
+// Clean removes what mlxbuild made in its cache, keeping verified deps. With
+// -deps=true the verified dependency cache goes too (deps:fetch refills it
+// only from the network or a mirror); with -backend=rocm only that
+// backend's part. Entries it did not make stay, and are named.
+func (Cache) Clean(backend *string, deps *bool) error {
 	b := ""
 	if backend != nil {
 		b = *backend
 	}
-	return exit(flow.Clean(current(), b))
+	return exit(flow.Clean(current(), b, deps != nil && *deps))
 }

@@ -95,15 +95,32 @@ func Configure(ctx context.Context, o ConfigureOptions) error {
 		return fmt.Errorf("run cmake: %w; install CMake (Debian: apt-get install cmake ninja-build)", err)
 	}
 	out := string(res.Stdout) + "\n" + string(res.Stderr)
-	first := firstCMakeError(out, o.Source)
-	if first == "" {
-		first = lastLines(out, 5)
+	e := &ConfigureError{Source: o.Source, Hint: "fix it and configure again"}
+	var ok bool
+	if e.At, ok = cmakeError(out, o.Source); !ok {
+		e.At = Diagnostic{Message: lastLines(out, 5)}
 	}
-	hint := "fix it and configure again"
 	if strings.Contains(out, "Does not match the generator used previously") {
-		hint = "remove the build directory " + o.Build + " (it was made by another generator) and configure again"
+		e.Hint = "remove the build directory " + o.Build + " (it was made by another generator) and configure again"
 	}
-	return fmt.Errorf("cmake configure of %s failed: %s: %s", o.Source, first, hint)
+	return e
+}
+
+// ConfigureError is a failed configure: CMake's first error, with the file
+// and line CMake gave (a file of the tree, when it is the project's own
+// CMake code), so the caller can name the user's file behind it.
+type ConfigureError struct {
+	Source string     // the source directory configured
+	At     Diagnostic // File is "" when CMake named none
+	Hint   string     // what to do; "" when the caller says it
+}
+
+func (e *ConfigureError) Error() string {
+	msg := fmt.Sprintf("cmake configure of %s failed: %s", e.Source, e.At.located())
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
 }
 
 // lastLines returns the last n non-empty lines of s, joined by " | ".

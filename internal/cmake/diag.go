@@ -82,10 +82,30 @@ func ParseDiagnostics(log string) []Diagnostic {
 // "CMake Error at CMakeLists.txt:47 (message):" or "CMake Error: msg".
 var cmakeErrorRe = lazyregexp.New(`^CMake Error(?: at (.+?):(\d+) \((\w+)\))?:\s*(.*)$`)
 
-// firstCMakeError returns CMake's first error as "file:line: text" (text
-// joined from the indented lines that follow, a relative file made absolute
-// against source), or "" when there is none.
+// firstCMakeError returns CMake's first error as "file:line: text", or ""
+// when there is none (see cmakeError).
 func firstCMakeError(out, source string) string {
+	d, ok := cmakeError(out, source)
+	if !ok {
+		return ""
+	}
+	return d.located()
+}
+
+// located renders a CMake error as CMake locates it, "file:line: text",
+// or the text alone when CMake named no file.
+func (d Diagnostic) located() string {
+	if d.File == "" {
+		return d.Message
+	}
+	return fmt.Sprintf("%s:%d: %s", d.File, d.Line, d.Message)
+}
+
+// cmakeError returns CMake's first error: its text joined from the
+// indented lines that follow, and the file and line CMake gave (a relative
+// file made absolute against source; none for "CMake Error: ..."); ok is
+// false when the output holds no error.
+func cmakeError(out, source string) (Diagnostic, bool) {
 	lines := strings.Split(out, "\n")
 	for i, line := range lines {
 		m := cmakeErrorRe.FindStringSubmatch(strings.TrimRight(line, "\r"))
@@ -117,15 +137,15 @@ func firstCMakeError(out, source string) string {
 		if len(cur) > 0 {
 			paras = append(paras, strings.Join(cur, " "))
 		}
-		msg := strings.Join(paras, "\n  ")
+		d := Diagnostic{Message: strings.Join(paras, "\n  ")}
 		if m[1] != "" {
-			file := m[1]
-			if !filepath.IsAbs(file) && source != "" {
-				file = filepath.Join(source, file)
+			d.File = m[1]
+			if !filepath.IsAbs(d.File) && source != "" {
+				d.File = filepath.Join(source, d.File)
 			}
-			return fmt.Sprintf("%s:%s: %s", file, m[2], msg)
+			d.Line, _ = strconv.Atoi(m[2])
 		}
-		return msg
+		return d, true
 	}
-	return ""
+	return Diagnostic{}, false
 }

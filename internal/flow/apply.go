@@ -3,9 +3,11 @@ package flow
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -42,8 +44,9 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 
 // Clean removes what mlxbuild made in one backend's cache directory, or
 // with "" in every backend's and the shared sources, and says what it left
-// because it is not mlxbuild's.
-func Clean(o Options, backend string) error {
+// because it is not mlxbuild's. The verified dependency store stays unless
+// withDeps: deps:fetch refills it only from the network or a mirror.
+func Clean(o Options, backend string, withDeps bool) error {
 	o = o.withDefaults()
 	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	if err != nil {
@@ -51,12 +54,15 @@ func Clean(o Options, backend string) error {
 	}
 	backends := configs.Names
 	if backend != "" {
+		if withDeps {
+			return fail.Configf("-deps=true cleans the dependency store, which every backend shares: leave out -backend=%s to clean the whole cache with it", backend)
+		}
 		if _, err := configs.Builtin(backend); err != nil {
 			return err
 		}
 		backends = []string{backend}
 	}
-	res, err := cache.Clean(cfg.CacheRoot.Value, backends, backend == "")
+	res, err := cache.Clean(cfg.CacheRoot.Value, backends, cache.CleanScope{Shared: backend == "", Deps: withDeps})
 	if err != nil {
 		return err
 	}
@@ -64,7 +70,11 @@ func Clean(o Options, backend string) error {
 	if backend != "" {
 		what = backend
 	}
-	fmt.Fprintf(o.Stdout, "cleaned %s under %s\n", what, cfg.CacheRoot.Value)
+	kept := ""
+	if len(res.Kept) > 0 {
+		kept = " (kept the verified dependencies in " + strings.Join(res.Kept, ", ") + "; -deps=true removes them)"
+	}
+	fmt.Fprintf(o.Stdout, "cleaned %s under %s%s\n", what, cfg.CacheRoot.Value, kept)
 	pr := o.printer()
 	for _, l := range res.Left {
 		pr.Warn("left %s: mlxbuild did not make it; remove it by hand if it is not needed", l)

@@ -161,7 +161,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	t = time.Now()
 	if d.Configure {
 		pr.Step("configure (%s)", d.ConfigureWhy)
-		if err := p.configure(ctx, d); err != nil {
+		if err := p.configure(ctx, d, files); err != nil {
 			return nil, nil, err
 		}
 		p.completeCompileDB(ctx, pr.Warn)
@@ -233,7 +233,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 // with is recorded before it starts and marked done after it succeeded, so
 // a configure or build that fails or is killed leaves a record the next
 // run's decision does not trust (see cache.Decide).
-func (p *Prepared) configure(ctx context.Context, d *decision) error {
+func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) error {
 	if err := p.checkArchSupport(); err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision) error {
 	})
 	log.Close()
 	if err != nil {
-		return fmt.Errorf("CMake configure of the %s tree failed: %w\nfull log: %s", p.Backend, err, log.Name())
+		return files.configureFailed(p.Backend, err, log.Name())
 	}
 	record.Done = true
 	return cache.WriteConfigureRecord(p.Layout.Build, record)

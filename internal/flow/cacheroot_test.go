@@ -104,7 +104,7 @@ func TestCacheRootThatHoldsUserFilesIsRefused(t *testing.T) {
 			var out, errs bytes.Buffer
 			o := flow.Options{Dir: u.Dir, Stdout: &out, Stderr: &errs}
 			_, applyErr := flow.Apply(context.Background(), o, "rocm")
-			cleanErr := flow.Clean(o, "")
+			cleanErr := flow.Clean(o, "", false)
 			for step, err := range map[string]error{"overlay:apply": applyErr, "cache:clean": cleanErr} {
 				if fail.KindOf(err) != fail.Config {
 					t.Errorf("%s: want a configuration error (exit 2), got %v", step, err)
@@ -135,7 +135,7 @@ func TestCacheCleanKeepsUnknownEntries(t *testing.T) {
 	cache := filepath.Join(u.Dir, "target", "mlxbuild")
 	stray := filepath.Join(cache, "rocm", "my-notes.txt")
 	testutil.WriteFile(t, stray, "keep me\n")
-	if err := flow.Clean(o, ""); err != nil {
+	if err := flow.Clean(o, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(stray); err != nil || string(b) != "keep me\n" {

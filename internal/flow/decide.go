@@ -111,38 +111,38 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	// With layers this is the composed overlay in the cache.
-	overlay, err := p.treeOverlay()
+	src, err := p.composeOverlay()
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
-	stats, m, err := overlays.Materialize(pristine, overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	src.Pristine = pristine
+	stats, m, err := overlays.Materialize(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
-	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, pristine: pristine, overlay: overlay}, nil
+	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil
 }
 
-// userFiles maps the tree's files back to the user's: the overlay's copy or
-// the pristine source's, through the tree's manifest.
+// userFiles maps the tree's files back to the user's: the overlay's (or
+// the layer's) file or the pristine source's, through the tree's manifest.
 type userFiles struct {
-	manifest                *overlays.Manifest
-	tree, pristine, overlay string
+	manifest *overlays.Manifest
+	tree     string
+	src      overlays.Sources
+	layers   []overlays.Layer // nil without layers
 }
 
 // where says, for the files of diagnostics, which file of the user's to
 // edit ("" when none is a tree file): the tree copy is rewritten by the
-// next run, so an error must name the overlay or pristine file.
+// next run, so an error must name the overlay, layer or pristine file.
 func (u *userFiles) where(diags []cmake.Diagnostic) string {
-	if u == nil || u.manifest == nil {
-		return ""
-	}
 	var lines []string
 	for _, d := range diags {
-		file, origin, ok := u.manifest.SourceOf(u.tree, d.File, u.pristine, u.overlay)
+		f, ok := u.source(d.File)
 		if !ok {
 			continue
 		}
-		l := fmt.Sprintf("%s (%s)", fail.Pos{File: file, Line: d.Line, Col: d.Col}, origin)
+		l := fmt.Sprintf("%s (%s)", fail.Pos{File: f.Path, Line: d.Line, Col: d.Col}, f.Label())
 		if !slices.Contains(lines, l) {
 			lines = append(lines, l)
 		}
@@ -153,17 +153,59 @@ func (u *userFiles) where(diags []cmake.Diagnostic) string {
 	return "edit " + strings.Join(lines, ", ") + "; the tree is a copy that the next build rewrites"
 }
 
+// configureFailed is the error of a failed configure of backend's tree
+// (log: its full log). CMake names the tree's copy of the file: in the
+// user's overlay code the fix names the overlay (or layer) file and says
+// what to do in place of CMake's generic hint; in pristine MLX (mostly a
+// FATAL_ERROR about options) the hint stays and the pristine file is named.
+func (u *userFiles) configureFailed(backend string, err error, log string) error {
+	var ce *cmake.ConfigureError
+	var at overlays.UserFile
+	located := errors.As(err, &ce) && ce.At.File != ""
+	if located {
+		at, located = u.source(ce.At.File)
+	}
+	own := located && at.Origin == overlays.FromOverlay
+	if own {
+		ce.Hint = "" // before the message below is made of it
+	}
+	pristine := ""
+	if located && !own {
+		pristine = fmt.Sprintf("\nin %s: %s", at.Label(), fail.Pos{File: at.Path, Line: ce.At.Line})
+	}
+	err = fmt.Errorf("CMake configure of the %s tree failed: %w%s\nfull log: %s", backend, err, pristine, log)
+	if own {
+		return fail.WithFix(err, u.where([]cmake.Diagnostic{ce.At})+"; then run the build again")
+	}
+	return err
+}
+
+// source is the user's file behind a tree file, when the tree holds it.
+func (u *userFiles) source(treeFile string) (overlays.UserFile, bool) {
+	if u == nil || u.manifest == nil {
+		return overlays.UserFile{}, false
+	}
+	return u.manifest.SourceOf(u.tree, treeFile, u.src)
+}
+
 // restoredNote says, for a tree file materialize put back after a hand
 // edit, where the edit belongs.
 func (u *userFiles) restoredNote(rel string) string {
-	file, origin, ok := u.manifest.SourceOf(u.tree, rel, u.pristine, u.overlay)
+	f, ok := u.source(rel)
 	switch {
 	case !ok:
 		return fmt.Sprintf("restored %s: it was edited in the tree, which mlxbuild rewrites", rel)
-	case origin == overlays.FromOverlay:
-		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
-	case u.overlay != "":
-		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, file, filepath.Join(u.overlay, filepath.FromSlash(rel)))
+	case f.Origin == overlays.FromOverlay:
+		return fmt.Sprintf("restored %s: it was edited in the tree; edit %s (%s) instead", rel, f.Path, f.Label())
+	case u.layers != nil:
+		// The top layer is where a new file wins over every other; name
+		// it when it takes every file to the root, else leave the choice.
+		if top := u.layers[len(u.layers)-1]; len(top.Files) == 0 && top.To == "" {
+			return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the top overlay layer as %s", rel, f.Path, filepath.Join(top.Dir, filepath.FromSlash(rel)))
+		}
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into an overlay layer that takes %s", rel, f.Path, rel)
+	case u.src.Overlay != "":
+		return fmt.Sprintf("restored %s: it was edited in the tree; to change it, copy %s into the overlay as %s", rel, f.Path, filepath.Join(u.src.Overlay, filepath.FromSlash(rel)))
 	}
-	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, file)
+	return fmt.Sprintf("restored %s: it was edited in the tree; edit %s instead", rel, f.Path)
 }

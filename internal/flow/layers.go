@@ -24,14 +24,24 @@ func (p *Prepared) composedOverlay() string { return filepath.Join(p.Layout.Dir,
 // backend's overlay, or the composition of its layers (composed now). The
 // caller holds the backend's lock.
 func (p *Prepared) treeOverlay() (string, error) {
+	src, err := p.composeOverlay()
+	return src.Overlay, err
+}
+
+// composeOverlay is treeOverlay as Sources: with layers, Layers holds the
+// layer file behind each file of the composition, so that errors can name
+// the file the user owns rather than the composed copy in the cache.
+// Pristine is left to the caller.
+func (p *Prepared) composeOverlay() (overlays.Sources, error) {
 	layers := p.layers()
 	if layers == nil {
-		return p.Config.Overlay(p.Backend), nil
+		return overlays.Sources{Overlay: p.Config.Overlay(p.Backend)}, nil
 	}
-	if _, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay()); err != nil {
-		return "", err
+	files, err := overlays.Compose(layers, p.Spec.Records, p.composedOverlay())
+	if err != nil {
+		return overlays.Sources{}, err
 	}
-	return p.composedOverlay(), nil
+	return overlays.Sources{Overlay: p.composedOverlay(), Layers: files}, nil
 }
 
 // overlayHashes hashes what the overlay puts in the tree, for the stamp,

@@ -41,7 +41,7 @@ func TestTwoProjectsSharingACache(t *testing.T) {
 	}
 	// What the error suggests for a project that moved: clean the
 	// backend, then the next run claims it.
-	if err := flow.Clean(flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm"); err != nil {
+	if err := flow.Clean(flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := flow.Apply(context.Background(), flow.Options{Dir: second.Dir, Stdout: &out, Stderr: &errs}, "rocm"); err != nil {

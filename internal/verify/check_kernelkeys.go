@@ -69,14 +69,9 @@ func (KernelKeys) Name() string { return "kernel_keys" }
 
 // Run searches the scope and checks every launch.
 func (c KernelKeys) Run(ctx context.Context) Result {
-	include := c.Include
-	if len(include) == 0 {
-		include = DefaultSourceGlobs
-	}
-	files, err := selectFiles(c.Root, include, c.Exclude)
-	if err != nil {
-		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err),
-			Fix: "check the root: of the kernel_keys check"}}, "")
+	files, bad := selectSources(c.Name(), c.Root, c.Include, c.Exclude)
+	if bad != nil {
+		return result(c.Name(), bad, "")
 	}
 	var fs []Finding
 	var scope []string

@@ -65,13 +65,9 @@ func (Wave32) Name() string { return "wave32" }
 
 // Run checks every kernel source under Root.
 func (c Wave32) Run(ctx context.Context) Result {
-	include := c.Include
-	if len(include) == 0 {
-		include = DefaultSourceGlobs
-	}
-	files, err := selectFiles(c.Root, include, c.Exclude)
-	if err != nil {
-		return result(c.Name(), []Finding{{File: c.Root, Message: fmt.Sprintf("cannot search: %v", err), Fix: "check the root: of the wave32 check"}}, "")
+	files, bad := selectSources(c.Name(), c.Root, c.Include, c.Exclude)
+	if bad != nil {
+		return result(c.Name(), bad, "")
 	}
 	var fs []Finding
 	var st wave32Stats

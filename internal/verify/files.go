@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +34,20 @@ func walkFiles(root string) ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// selectSources is selectFiles for the C++ source checks: include defaults
+// to DefaultSourceGlobs, and a root that cannot be searched is the check's
+// one finding, pointing at the check's root: key.
+func selectSources(check, root string, include, exclude []string) ([]string, []Finding) {
+	if len(include) == 0 {
+		include = DefaultSourceGlobs
+	}
+	files, err := selectFiles(root, include, exclude)
+	if err != nil {
+		return nil, []Finding{{File: root, Message: fmt.Sprintf("cannot search: %v", err), Fix: "check the root: of the " + check + " check"}}
+	}
+	return files, nil
 }
 
 // selectFiles returns the files under root whose relative path matches one

@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
@@ -72,19 +70,11 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 			return nil, err
 		}
 	}
-	// The root is made (and tagged) mlxbuild's before the lock is the
-	// first file in it, as Sync does.
-	if err := cache.EnsureRoot(o.cacheRoot); err != nil {
-		return nil, err
-	}
-	unlock, err := cache.Lock(ctx, syncLock(o.cacheRoot, o.Overlay), nil)
+	unlock, err := lockOverlay(ctx, o.cacheRoot, o.Overlay)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := recoverSwap(o.Overlay); err != nil {
-		return nil, err
-	}
 	repo, err := openRepo(ctx, o.cacheRoot, o.upstream, o.oldPin, o.newPin)
 	if err != nil {
 		return nil, err
@@ -161,20 +151,14 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	if len(res.merged) == 0 && len(res.conflicts) == 0 && !res.upstream {
 		return res, nil
 	}
-	staged := filepath.Join(filepath.Dir(o.Overlay), "."+filepath.Base(o.Overlay)+".retarget")
-	if err := stage(o.Overlay, staged, write, nil); err != nil {
+	staged := retargetStageDir(o.Overlay)
+	conflicted, err := commit(o.Overlay, staged, write, nil, res.conflicts)
+	if err != nil {
 		return nil, err
 	}
-	if len(res.conflicts) > 0 {
+	if conflicted {
 		res.staged = staged
-		for i := range res.conflicts {
-			res.conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(res.conflicts[i].path))
-		}
-		sort.Slice(res.conflicts, func(i, j int) bool { return res.conflicts[i].path < res.conflicts[j].path })
 		return res, &RetargetConflictError{result: res}
-	}
-	if err := swap(staged, o.Overlay); err != nil {
-		return nil, err
 	}
 	return res, nil
 }

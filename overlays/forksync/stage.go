@@ -1,6 +1,7 @@
 package forksync
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // errNoExchange says the platform or file system cannot swap two directories
@@ -18,6 +21,12 @@ var errNoExchange = errors.New("no atomic directory exchange")
 // a rename on one file system. A conflicted sync leaves it for the user.
 func stageDir(overlay string) string {
 	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".sync")
+}
+
+// retargetStageDir is stageDir for a retarget: its own name, so that a
+// conflicted retarget's staging copy and a sync's never replace each other.
+func retargetStageDir(overlay string) string {
+	return filepath.Join(filepath.Dir(overlay), "."+filepath.Base(overlay)+".retarget")
 }
 
 // oldDir holds the previous overlay between the two renames of the
@@ -42,6 +51,43 @@ var swapStep = func(step string) error { return nil }
 // exchangeDirs is exchange; tests make it errNoExchange to run the two
 // renames a platform without renameat2 takes.
 var exchangeDirs = exchange
+
+// lockOverlay makes the cache root mlxbuild's (the lock is the first file
+// in it), takes the lock of one overlay's syncs and retargets (two would
+// stage into the same directory), and finishes or undoes a swap a crash
+// interrupted, so the caller starts from one whole overlay.
+func lockOverlay(ctx context.Context, cacheRoot, overlay string) (unlock func() error, err error) {
+	if err := cache.EnsureRoot(cacheRoot); err != nil {
+		return nil, err
+	}
+	unlock, err = cache.Lock(ctx, syncLock(cacheRoot, overlay), nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := recoverSwap(overlay); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// commit stages the overlay with write and remove applied in staged and,
+// unless there are conflicts, swaps it in. With conflicts the overlay is
+// left as it was and the staging copy stays for the user: each conflict
+// gets its staged copy's path, sorted by path, and commit returns true.
+func commit(overlay, staged string, write files, remove []string, conflicts []conflict) (conflicted bool, err error) {
+	if err := stage(overlay, staged, write, remove); err != nil {
+		return false, err
+	}
+	if len(conflicts) > 0 {
+		for i := range conflicts {
+			conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(conflicts[i].path))
+		}
+		sort.Slice(conflicts, func(i, j int) bool { return conflicts[i].path < conflicts[j].path })
+		return true, nil
+	}
+	return false, swap(staged, overlay)
+}
 
 // stage makes a copy of overlay at dir with the changes applied: files in
 // write are (re)written, paths in remove deleted (with directories they

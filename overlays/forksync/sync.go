@@ -5,14 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -91,21 +89,11 @@ func (e *ConflictError) Error() string {
 // it was and the error is a *ConflictError naming each file and its staged
 // copy. A sync to the commit the overlay came from changes nothing.
 func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
-	if o.CacheRoot == "" {
-		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
-	}
-	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
-		return nil, err
-	}
-	// Two syncs of one overlay would stage into the same directory.
-	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
+	unlock, err := lockOverlay(ctx, o.CacheRoot, o.Overlay)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := recoverSwap(o.Overlay); err != nil {
-		return nil, err
-	}
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
 	upData, err := os.ReadFile(upFile)
 	if err != nil {
@@ -189,19 +177,13 @@ func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 		return res, nil
 	}
 	staged := stageDir(o.Overlay)
-	if err := stage(o.Overlay, staged, p.write, p.remove); err != nil {
+	conflicted, err := commit(o.Overlay, staged, p.write, p.remove, res.conflicts)
+	if err != nil {
 		return nil, err
 	}
-	if len(res.conflicts) > 0 {
+	if conflicted {
 		res.staged = staged
-		for i := range res.conflicts {
-			res.conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(res.conflicts[i].path))
-		}
-		sort.Slice(res.conflicts, func(i, j int) bool { return res.conflicts[i].path < res.conflicts[j].path })
 		return res, &ConflictError{result: res}
-	}
-	if err := swap(staged, o.Overlay); err != nil {
-		return nil, err
 	}
 	return res, nil
 }

@@ -1,15 +1,14 @@
 package backends
 
 import (
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -43,26 +42,8 @@ type LinkInputs struct {
 	SkipStatic bool
 }
 
-// LinkPlan is what a consumer needs to link the backend and run without
-// LD_LIBRARY_PATH. Lists are in link order.
-type LinkPlan struct {
-	Backend    string            `json:"backend"`
-	Static     []string          `json:"static"` // absolute archive paths
-	SearchDirs []string          `json:"search_dirs"`
-	Dynamic    []string          `json:"dynamic"`
-	System     []string          `json:"system"`
-	Frameworks []string          `json:"frameworks,omitempty"`
-	RunPaths   []string          `json:"run_paths"`
-	RpathMode  string            `json:"rpath_mode"` // runpath or legacy
-	Env        map[string]string `json:"rustc_env"`
-	RerunPaths []string          `json:"rerun_if_changed"`
-	RerunEnv   []string          `json:"rerun_if_env_changed"`
-	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
-	Compile    *CompilePlan      `json:"compile"`
-}
-
-// PinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
-const PinEnv = "MLXBUILD_MLX_PIN"
+// pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
+const pinEnv = "MLXBUILD_MLX_PIN"
 
 // Expand fills {toolchain.*} placeholders.
 func Expand(s string, t *ToolchainInfo) string {
@@ -81,8 +62,8 @@ func (e *MissingLibraryError) Error() string {
 }
 
 // PlanLink makes the link plan and checks that every library exists.
-func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
-	p := &LinkPlan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
+func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
+	p := &linkplan.Plan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
 	if p.RpathMode == "" {
 		p.RpathMode = "runpath"
 	}
@@ -159,7 +140,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}
 	if in.Pin != "" {
-		p.Env[PinEnv] = in.Pin
+		p.Env[pinEnv] = in.Pin
 	}
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)
@@ -168,7 +149,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	// Cargo must then relink every consumer instead of saying Fresh.
 	p.RerunPaths = configs.Union(p.RerunPaths, p.Static)
 	if in.OutDir != "" {
-		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, "link.json")})
+		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, linkplan.FileName)})
 	}
 	p.Compile = planCompile(s, in)
 	for _, t := range s.Triggers.Paths {
@@ -187,7 +168,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 			*l = []string{}
 		}
 	}
-	if err := p.checkControl(); err != nil {
+	if err := checkControl(p); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -198,7 +179,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 // overlay's, the build directory's, the toolchain's) would add a `cargo:`
 // line of its own. Configuration loading refuses such paths first; this is
 // the last guard before the plan is rendered.
-func (p *LinkPlan) checkControl() error {
+func checkControl(p *linkplan.Plan) error {
 	lists := map[string][]string{"static library": p.Static, "search directory": p.SearchDirs, "library": append(append(append([]string{}, p.Dynamic...), p.System...), p.Frameworks...),
 		"run path": p.RunPaths, "rerun-if-changed path": p.RerunPaths, "rerun-if-env-changed variable": p.RerunEnv}
 	for k, v := range p.Env {
@@ -230,33 +211,38 @@ func missingShared(lib configs.Lib, search []string, t *ToolchainInfo) string {
 }
 
 // findArchive finds lib<name>.a under dir, preferring the shallowest path
-// so a stray copy deep in a subproject does not win.
+// so a stray copy deep in a subproject does not win (among equally deep
+// ones, the first in byte order). It reads the tree a level at a time and
+// stops at the first level that has one: a build directory keeps its
+// archives near the top, and a no-op build should not list every
+// CMakeFiles folder to find them.
 func findArchive(dir, name string) (string, error) {
 	want := "lib" + name + ".a"
-	var found []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Name() == want {
-			found = append(found, path)
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := os.Lstat(dir); err != nil {
 		return "", err
 	}
-	if len(found) == 0 {
-		return "", fmt.Errorf("no %s", want)
-	}
-	sort.Slice(found, func(i, j int) bool {
-		di, dj := strings.Count(found[i], string(filepath.Separator)), strings.Count(found[j], string(filepath.Separator))
-		if di != dj {
-			return di < dj
+	for level := []string{dir}; len(level) > 0; {
+		var found, next []string
+		for _, d := range level {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				return "", err
+			}
+			for _, e := range entries {
+				switch {
+				case e.IsDir():
+					next = append(next, filepath.Join(d, e.Name()))
+				case e.Name() == want:
+					found = append(found, filepath.Join(d, e.Name()))
+				}
+			}
 		}
-		return found[i] < found[j]
-	})
-	return found[0], nil
+		if len(found) > 0 {
+			return slices.Min(found), nil
+		}
+		level = next
+	}
+	return "", fmt.Errorf("no %s", want)
 }
 
 // findShared looks for lib<name>.so (or a versioned lib<name>.so.N, which
@@ -271,95 +257,4 @@ func findShared(dirs []string, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// Cargo renders the plan as cargo: lines for a build script to print.
-func (p *LinkPlan) Cargo() string {
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, "cargo:"+format+"\n", args...) }
-	seen := map[string]bool{}
-	for _, a := range p.Static {
-		if d := filepath.Dir(a); !seen[d] {
-			seen[d] = true
-			line("rustc-link-search=native=%s", d)
-		}
-	}
-	for _, d := range p.SearchDirs {
-		line("rustc-link-search=native=%s", d)
-	}
-	for _, a := range p.Static {
-		line("rustc-link-lib=static=%s", archiveName(a))
-	}
-	for _, l := range p.Dynamic {
-		line("rustc-link-lib=dylib=%s", l)
-	}
-	for _, l := range p.System {
-		line("rustc-link-lib=dylib=%s", l)
-	}
-	for _, f := range p.Frameworks {
-		line("rustc-link-lib=framework=%s", f)
-	}
-	for _, a := range p.rpathArgs() {
-		line("rustc-link-arg=%s", a)
-	}
-	keys := make([]string, 0, len(p.Env))
-	for k := range p.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		line("rustc-env=%s=%s", k, p.Env[k])
-	}
-	for _, m := range p.cargoMetadata() {
-		line("%s", m)
-	}
-	for _, r := range p.RerunPaths {
-		line("rerun-if-changed=%s", r)
-	}
-	for _, e := range p.RerunEnv {
-		line("rerun-if-env-changed=%s", e)
-	}
-	return b.String()
-}
-
-func archiveName(path string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "lib"), ".a")
-}
-
-func (p *LinkPlan) rpathArgs() []string {
-	var args []string
-	if p.RpathMode == "legacy" && len(p.RunPaths) > 0 {
-		args = append(args, "-Wl,--disable-new-dtags")
-	}
-	for _, d := range p.RunPaths {
-		args = append(args, "-Wl,-rpath,"+d)
-	}
-	return args
-}
-
-// Ldflags renders the plan as arguments for a C or C++ linker driver, in
-// link order, space separated on one line.
-func (p *LinkPlan) Ldflags() string {
-	var args []string
-	args = append(args, p.Static...)
-	for _, d := range p.SearchDirs {
-		args = append(args, "-L"+d)
-	}
-	for _, l := range p.Dynamic {
-		args = append(args, "-l"+l)
-	}
-	for _, l := range p.System {
-		args = append(args, "-l"+l)
-	}
-	for _, f := range p.Frameworks {
-		args = append(args, "-framework", f)
-	}
-	args = append(args, p.rpathArgs()...)
-	return strings.Join(args, " ") + "\n"
-}
-
-// JSON renders the plan for other tools.
-func (p *LinkPlan) JSON() []byte {
-	data, _ := json.MarshalIndent(p, "", "  ")
-	return append(data, '\n')
 }

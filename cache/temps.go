@@ -15,15 +15,15 @@ import (
 func (l Layout) tempPatterns() []string {
 	return []string{
 		".tmp-" + filepath.Base(l.Stamp) + "-*",
-		".tmp-" + filepath.Base(l.Owner) + "-*",
+		".tmp-" + filepath.Base(l.owner) + "-*",
 		".mlxbuild-tmp-manifest-*",
 		"." + filepath.Base(l.Out) + "-*",
 	}
 }
 
 // RemoveStaleTemps removes the temporary files a killed run left in the
-// backend's directory (see tempPatterns), the configure record's in the
-// build directory, and those in a plain out/ directory of an older layout
+// backend's directory (see tempPatterns), the configure record's and the
+// compilation database's in the build directory, and those in a plain out/ directory of an older layout
 // (atomicfile's ".<name>.tmp*"), keeping the generation out/ points at. Only
 // those patterns, only in those three directories: nothing else is touched. The caller holds the backend's lock, so no write of a
 // running build is among them.
@@ -46,7 +46,7 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
-			if err := removeInside(l.Root, p); err != nil {
+			if err := removeInside(l.root, p); err != nil {
 				return err
 			}
 			removed = append(removed, p)
@@ -56,7 +56,10 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 	if err := sweep(l.Dir, l.tempPatterns()); err != nil {
 		return removed, err
 	}
-	if err := sweep(l.Build, []string{".tmp-" + ConfigureRecordFile + "-*"}); err != nil {
+	// The build directory: the configure record's, and internal/cmake's
+	// completed compile_commands.json and its stamp (named here as
+	// internal/cmake names them: cache does not import the CMake driver).
+	if err := sweep(l.Build, []string{".tmp-" + ConfigureRecordFile + "-*", ".tmp-compile_commands.json-*", ".tmp-mlxbuild-compdb.stamp-*"}); err != nil {
 		return removed, err
 	}
 	if st, err := os.Lstat(l.Out); err == nil && st.IsDir() {

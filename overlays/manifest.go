@@ -17,18 +17,18 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
-// Origin says where a tree file comes from.
-type Origin uint8
+// origin says where a tree file comes from.
+type origin uint8
 
 // The origins of tree files.
 const (
-	FromPristine Origin = 'p'
-	FromOverlay  Origin = 'o'
+	fromPristine origin = 'p'
+	FromOverlay  origin = 'o'
 )
 
-func (o Origin) String() string {
+func (o origin) String() string {
 	switch o {
-	case FromPristine:
+	case fromPristine:
 		return "pristine"
 	case FromOverlay:
 		return "overlay"
@@ -36,60 +36,60 @@ func (o Origin) String() string {
 	return "unknown"
 }
 
-// Kind is the type of a tree entry: a regular file (executable or not) or a
+// kind is the type of a tree entry: a regular file (executable or not) or a
 // symbolic link copied from the pristine source.
-type Kind uint8
+type kind uint8
 
 // The kinds of tree entries.
 const (
-	KindFile Kind = 'f'
-	KindExec Kind = 'x'
-	KindLink Kind = 'l'
+	kindFile kind = 'f'
+	kindExec kind = 'x'
+	kindLink kind = 'l'
 )
 
-// Entry is one file of the tree as the last Materialize left it. The tree's
+// entry is one file of the tree as the last Materialize left it. The tree's
 // size, mtime, ctime and inode, and the source's, let the next run trust Hash
 // without reading either file; any difference makes it hash again. The ctime
 // is what git's index also keeps: an edit in place that restores the size and
 // mtime (an editor keeping times, cp -p, touch -r) cannot restore it.
-type Entry struct {
-	Path     string // slash-separated, relative to the tree
-	Size     int64  // the tree file's size
-	MTime    int64  // the tree file's mtime, ns since the epoch
-	Ino      uint64 // the tree file's inode
-	Hash     [32]byte
-	Origin   Origin
-	Kind     Kind
-	SrcSize  int64  // the source file's size when it was last read
-	SrcMTime int64  // the source file's mtime then
-	SrcIno   uint64 // the source file's inode then
-	CTime    int64  // the tree file's status change time, ns
-	SrcCTime int64  // the source file's status change time then
+type entry struct {
+	path     string // slash-separated, relative to the tree
+	size     int64  // the tree file's size
+	mTime    int64  // the tree file's mtime, ns since the epoch
+	ino      uint64 // the tree file's inode
+	hash     [32]byte
+	origin   origin
+	kind     kind
+	srcSize  int64  // the source file's size when it was last read
+	srcMTime int64  // the source file's mtime then
+	srcIno   uint64 // the source file's inode then
+	cTime    int64  // the tree file's status change time, ns
+	srcCTime int64  // the source file's status change time then
 }
 
-// HashHex is the entry's content hash (SHA-256) in hex.
-func (e *Entry) HashHex() string { return hex.EncodeToString(e.Hash[:]) }
+// hashHex is the entry's content hash (SHA-256) in hex.
+func (e *entry) hashHex() string { return hex.EncodeToString(e.hash[:]) }
 
 // Manifest lists every file of a tree, sorted by path (see comparePaths).
 type Manifest struct {
-	Entries []Entry
+	entries []entry
 	// mtime is the manifest file's own mtime when it was read: entries not
 	// older than it are "racy" (a change in the same clock tick would not show
 	// in their mtime), so the next run re-hashes them, as git does.
 	mtime int64
 }
 
-// Hash fingerprints the tree's content: every path, kind and content hash,
+// hash fingerprints the tree's content: every path, kind and content hash,
 // but not mtimes or origins, so that it changes exactly when what CMake
 // would compile changes.
-func (m *Manifest) Hash() string {
+func (m *Manifest) hash() string {
 	h := sha256.New()
 	var line []byte
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		line = append(line[:0], e.Path...)
-		line = append(line, 0, byte(e.Kind), 0)
-		line = append(line, e.Hash[:]...)
+	for i := range m.entries {
+		e := &m.entries[i]
+		line = append(line[:0], e.path...)
+		line = append(line, 0, byte(e.kind), 0)
+		line = append(line, e.hash[:]...)
 		line = append(line, '\n')
 		h.Write(line)
 	}
@@ -100,9 +100,9 @@ func (m *Manifest) Hash() string {
 // same map as the package function OverlayFiles but without reading files.
 func (m *Manifest) OverlayFiles() map[string]string {
 	out := map[string]string{}
-	for i := range m.Entries {
-		if m.Entries[i].Origin == FromOverlay {
-			out[m.Entries[i].Path] = m.Entries[i].HashHex()
+	for i := range m.entries {
+		if m.entries[i].origin == FromOverlay {
+			out[m.entries[i].path] = m.entries[i].hashHex()
 		}
 	}
 	return out
@@ -110,7 +110,7 @@ func (m *Manifest) OverlayFiles() map[string]string {
 
 // find returns the index of path in the manifest, or -1.
 func (m *Manifest) find(path string) int {
-	i, ok := slices.BinarySearchFunc(m.Entries, path, func(e Entry, p string) int { return comparePaths(e.Path, p) })
+	i, ok := slices.BinarySearchFunc(m.entries, path, func(e entry, p string) int { return comparePaths(e.path, p) })
 	if !ok {
 		return -1
 	}
@@ -172,7 +172,7 @@ func readManifest(path string) *Manifest {
 	if err != nil || !ok || n > uint64(fi.Size()) {
 		return &Manifest{}
 	}
-	m.Entries = make([]Entry, 0, n)
+	m.entries = make([]entry, 0, n)
 	var fields [12][]byte
 	for {
 		line, err := r.ReadSlice('\n')
@@ -186,30 +186,30 @@ func readManifest(path string) *Manifest {
 		if !ok {
 			return &Manifest{}
 		}
-		m.Entries = append(m.Entries, e)
+		m.entries = append(m.entries, e)
 	}
-	if uint64(len(m.Entries)) != n || !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
+	if uint64(len(m.entries)) != n || !slices.IsSortedFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) }) {
 		return &Manifest{}
 	}
 	return m
 }
 
-func parseEntry(line []byte, f [][]byte) (Entry, bool) {
+func parseEntry(line []byte, f [][]byte) (entry, bool) {
 	for i := range f {
 		j := bytes.IndexByte(line, '\t')
 		if i == len(f)-1 {
 			if j >= 0 {
-				return Entry{}, false
+				return entry{}, false
 			}
 			f[i] = line
 			break
 		}
 		if j < 0 {
-			return Entry{}, false
+			return entry{}, false
 		}
 		f[i], line = line[:j], line[j+1:]
 	}
-	var e Entry
+	var e entry
 	var ok [8]bool
 	var u [8]uint64
 	var neg [8]bool
@@ -227,30 +227,30 @@ func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 	}
 	for _, x := range ok {
 		if !x {
-			return Entry{}, false
+			return entry{}, false
 		}
 	}
-	e.Size, e.MTime, e.Ino, e.SrcSize, e.SrcMTime, e.SrcIno = int64(u[0]), int64(u[1]), u[2], int64(u[3]), int64(u[4]), u[5]
+	e.size, e.mTime, e.ino, e.srcSize, e.srcMTime, e.srcIno = int64(u[0]), int64(u[1]), u[2], int64(u[3]), int64(u[4]), u[5]
 	if neg[1] {
-		e.MTime = -e.MTime
+		e.mTime = -e.mTime
 	}
 	if neg[4] {
-		e.SrcMTime = -e.SrcMTime
+		e.srcMTime = -e.srcMTime
 	}
-	e.CTime, e.SrcCTime = int64(u[6]), int64(u[7])
+	e.cTime, e.srcCTime = int64(u[6]), int64(u[7])
 	if neg[6] {
-		e.CTime = -e.CTime
+		e.cTime = -e.cTime
 	}
 	if neg[7] {
-		e.SrcCTime = -e.SrcCTime
+		e.srcCTime = -e.srcCTime
 	}
 	if len(f[0]) == 0 || len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 {
-		return Entry{}, false
+		return entry{}, false
 	}
-	e.Path = unquotePath(string(f[0]))
-	e.Kind, e.Origin = Kind(f[4][0]), Origin(f[5][0])
-	if _, x := hex.Decode(e.Hash[:], f[6]); x != nil {
-		return Entry{}, false
+	e.path = unquotePath(string(f[0]))
+	e.kind, e.origin = kind(f[4][0]), origin(f[5][0])
+	if _, x := hex.Decode(e.hash[:], f[6]); x != nil {
+		return entry{}, false
 	}
 	return e, true
 }
@@ -298,29 +298,29 @@ func (m *Manifest) write(path string) error {
 func (m *Manifest) encode(f io.Writer) error {
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(manifestHeader)
-	fmt.Fprintf(w, "\n# entries %d\n", len(m.Entries))
+	fmt.Fprintf(w, "\n# entries %d\n", len(m.entries))
 	var b []byte
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		b = append(b[:0], quotePath(e.Path)...)
+	for i := range m.entries {
+		e := &m.entries[i]
+		b = append(b[:0], quotePath(e.path)...)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.Size, 10)
+		b = strconv.AppendInt(b, e.size, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.MTime, 10)
+		b = strconv.AppendInt(b, e.mTime, 10)
 		b = append(b, '\t')
-		b = strconv.AppendUint(b, e.Ino, 10)
-		b = append(b, '\t', byte(e.Kind), '\t', byte(e.Origin), '\t')
-		b = hex.AppendEncode(b, e.Hash[:])
+		b = strconv.AppendUint(b, e.ino, 10)
+		b = append(b, '\t', byte(e.kind), '\t', byte(e.origin), '\t')
+		b = hex.AppendEncode(b, e.hash[:])
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.SrcSize, 10)
+		b = strconv.AppendInt(b, e.srcSize, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.SrcMTime, 10)
+		b = strconv.AppendInt(b, e.srcMTime, 10)
 		b = append(b, '\t')
-		b = strconv.AppendUint(b, e.SrcIno, 10)
+		b = strconv.AppendUint(b, e.srcIno, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.CTime, 10)
+		b = strconv.AppendInt(b, e.cTime, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.SrcCTime, 10)
+		b = strconv.AppendInt(b, e.srcCTime, 10)
 		b = append(b, '\n')
 		w.Write(b)
 	}

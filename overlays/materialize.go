@@ -33,10 +33,10 @@ type Stats struct {
 	HandEdited                                                 []string
 }
 
-// Workers is how many directories Materialize works on at once. The work is
+// workers is how many directories Materialize works on at once. The work is
 // mostly system calls on cached inodes, so a little more than one per CPU
 // keeps every CPU busy while one worker waits.
-var Workers = runtime.GOMAXPROCS(0) + 2
+var workers = runtime.GOMAXPROCS(0) + 2
 
 // tmpPrefix starts the name of every temporary file Materialize creates; a
 // leftover one (from a killed run) is removed by the next run like any other
@@ -69,7 +69,7 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 		return Stats{}, nil, err
 	}
 	m.old = readManifest(manifestPath)
-	m.seen = make([]bool, len(m.old.Entries))
+	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
 	}
@@ -111,14 +111,14 @@ type materializer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex // guards stats, extra and err
 	stats Stats
-	extra [][]Entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	extra [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
 	err   error
 	dirty atomic.Bool // the manifest must be rewritten
 	bufs  sync.Pool
 }
 
 func newMaterializer(pristine, overlay, tree string, records []string) (*materializer, error) {
-	m := &materializer{records: map[string]bool{}, sem: make(chan struct{}, max(1, Workers))}
+	m := &materializer{records: map[string]bool{}, sem: make(chan struct{}, max(1, workers))}
 	var err error
 	if m.pristine, err = sourceDir("pristine source", pristine, "run the pristine step first, or fix source.dir in mlxbuild.yaml"); err != nil {
 		return nil, err
@@ -319,7 +319,7 @@ type dirCounts struct {
 	written, restored, removed, unchanged, touched int
 	changed                                        []string
 	handEdited                                     []string
-	extra                                          []Entry
+	extra                                          []entry
 }
 
 func minName(lists ...[]os.DirEntry) string {
@@ -386,7 +386,7 @@ func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, fds dirFD
 	case p != nil && p.IsDir():
 		return m.wantDir(rel, true, false, t, c)
 	case p != nil:
-		return m.file(rel, name, FromPristine, join(m.pristine, rel), fds.pristine, t, fds.tree, c)
+		return m.file(rel, name, fromPristine, join(m.pristine, rel), fds.pristine, t, fds.tree, c)
 	case t != nil:
 		return m.remove(rel, t, c)
 	}

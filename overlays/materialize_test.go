@@ -72,8 +72,8 @@ func (f *fixture) run(t *testing.T) Stats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Entries) != len(f.want()) {
-		t.Errorf("manifest has %d entries, want %d", len(m.Entries), len(f.want()))
+	if len(m.entries) != len(f.want()) {
+		t.Errorf("manifest has %d entries, want %d", len(m.entries), len(f.want()))
 	}
 	sameFiles(t, readFiles(t, f.tree), f.want())
 	return st
@@ -89,16 +89,16 @@ func TestMaterializeMakesTheExactTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range m.Entries {
-		_, fromOverlay := f.o[e.Path]
-		if _, exec := f.o[e.Path+"*"]; exec {
+	for _, e := range m.entries {
+		_, fromOverlay := f.o[e.path]
+		if _, exec := f.o[e.path+"*"]; exec {
 			fromOverlay = true
 		}
-		if (e.Origin == FromOverlay) != fromOverlay {
-			t.Errorf("%s: origin %s", e.Path, e.Origin)
+		if (e.origin == FromOverlay) != fromOverlay {
+			t.Errorf("%s: origin %s", e.path, e.origin)
 		}
 	}
-	if !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
+	if !slices.IsSortedFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) }) {
 		t.Error("manifest entries are not sorted")
 	}
 	ov, err := OverlayFiles(f.overlay, testRecords)
@@ -398,7 +398,7 @@ func TestOldFilesKeepTheirManifest(t *testing.T) {
 	os.Chtimes(filepath.Join(f.pristine, "mlx/array.cpp"), old, old)
 	f.run(t)
 	m := readManifest(f.manifest)
-	if i := m.find("mlx/array.cpp"); i < 0 || m.Entries[i].SrcMTime != old.UnixNano() {
+	if i := m.find("mlx/array.cpp"); i < 0 || m.entries[i].srcMTime != old.UnixNano() {
 		t.Fatalf("the manifest did not keep a pre-1970 mtime (found at %d)", i)
 	}
 }

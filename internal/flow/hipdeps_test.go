@@ -51,6 +51,27 @@ add_custom_target(mlx_rocm_kernels_lib ALL DEPENDS ${HIP_STATIC_LIB})
 add_dependencies(mlx mlx_rocm_kernels_lib)
 `
 
+// forkStyleProject is the example with forkStyleKernels as its ROCm
+// overlay's CMakeLists.txt, stub libraries for what Debian's ROCm lacks, and
+// gfx1030; run runs build:rocm on it and returns what it printed.
+func forkStyleProject(t *testing.T) (*project, func(t *testing.T) string) {
+	t.Helper()
+	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "gcc")
+	fake := filepath.Join(t.TempDir(), "fakerocm")
+	buildStubs(t, fake)
+	p := newProject(t, "link:\n  remove: [hipfft]\n  search: ["+filepath.Join(fake, "lib")+"]\n")
+	testutil.WriteFile(t, filepath.Join(p.Rocm, "mlx/backend/rocm/CMakeLists.txt"), forkStyleKernels)
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	return p, func(t *testing.T) string {
+		t.Helper()
+		var out bytes.Buffer
+		if _, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &out, Stderr: &out}, "build:rocm", "rocm"); err != nil {
+			t.Fatalf("build:rocm: %v\n%s", err, out.String())
+		}
+		return out.String()
+	}
+}
+
 // ninjaLog reads the build directory's .ninja_log: each HIP object and the
 // output mtime Ninja logged for its last run. CMake names each custom command
 // output twice (relative and absolute) and recompacts the log when it
@@ -88,21 +109,8 @@ func rerun(before, after map[string]string) []string {
 // changed are compiled again, and nothing else. Without mlxbuild marking the
 // dependents, Ninja would recompile none of them for a header edit.
 func TestHeaderEditsRebuildCustomCommandHIPObjects(t *testing.T) {
-	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "gcc")
-	ctx := context.Background()
-	fake := filepath.Join(t.TempDir(), "fakerocm")
-	buildStubs(t, fake)
-	p := newProject(t, "link:\n  remove: [hipfft]\n  search: ["+filepath.Join(fake, "lib")+"]\n")
-	testutil.WriteFile(t, filepath.Join(p.Rocm, "mlx/backend/rocm/CMakeLists.txt"), forkStyleKernels)
-	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	p, run := forkStyleProject(t)
 	build := filepath.Join(p.Cache, "rocm", "build")
-	run := func(t *testing.T) {
-		t.Helper()
-		var out bytes.Buffer
-		if _, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &out, Stderr: &out}, "build:rocm", "rocm"); err != nil {
-			t.Fatalf("build:rocm: %v\n%s", err, out.String())
-		}
-	}
 	run(t)
 	log := ninjaLog(t, build)
 	if first, want := rerun(nil, log), []string{"binary.hip.o", "device.hip.o", "reduce.hip.o"}; !reflect.DeepEqual(first, want) {

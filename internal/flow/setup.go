@@ -14,8 +14,8 @@ import (
 // example need: the build tools, Debian's ROCm 5.2 toolchain (NOTES.md:
 // librocrand-dev is needed or hiprand.h does not compile), BLAS/LAPACK for
 // the CPU link, ccache/sccache and Redis for the shared compile cache,
-// cargo for the Rust consumer, the crates examples/cargo-workspace
-// builds with, from Debian's registry under /usr/share/cargo/registry (used
+// clang-check for the compilation database, cargo for the Rust consumer,
+// the crates examples/cargo-workspace builds with, from Debian's registry under /usr/share/cargo/registry (used
 // through Cargo source replacement, so no crate comes from the network),
 // and what real MLX needs from the system.
 var SetupPackages = []string{
@@ -27,6 +27,8 @@ var SetupPackages = []string{
 	"hipcc", "libamdhip64-dev", "libhiprand-dev", "librocrand-dev", "libhiprtc-builtins5",
 	"rocm-device-libs", "libhsa-runtime-dev", "rocminfo", "rocm-smi",
 	"ccache", "sccache", "redis-server",
+	// clang-check: a clang tool reads the completed compile_commands.json.
+	"clang-tools-15",
 	"librust-cc-dev", "librust-cxx-dev", "librust-cxx-build-dev",
 }
 

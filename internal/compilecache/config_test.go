@@ -139,11 +139,15 @@ func TestSetupSccache(t *testing.T) {
 func TestSetupOff(t *testing.T) {
 	var cfg *compilecache.Config
 	defs, env, err := cfg.Setup("/c/rocm", "/c")
-	if err != nil || env != nil || len(defs) != len(compilecache.Languages) {
+	if err != nil || env != nil || len(defs) != len(compilecache.Languages)+1 {
 		t.Fatalf("%v %v %v", defs, env, err)
 	}
 	for k, v := range defs {
-		if v != "" || !strings.HasSuffix(k, "_COMPILER_LAUNCHER") {
+		if k == compilecache.MLXOwnLauncher {
+			if v != "OFF" {
+				t.Errorf("%s=%q, want OFF", k, v)
+			}
+		} else if v != "" || !strings.HasSuffix(k, "_COMPILER_LAUNCHER") {
 			t.Errorf("%s=%q", k, v)
 		}
 	}

@@ -11,6 +11,15 @@ import (
 // A define for a language the project does not enable is harmless.
 var Languages = []string{"C", "CXX", "HIP", "CUDA"}
 
+// MLXOwnLauncher is MLX's own launcher switch (its CMakeLists.txt:
+// option MLX_USE_CCACHE, ON by default). When on and ccache is on PATH, MLX
+// sets CMAKE_<LANG>_COMPILER_LAUNCHER as plain variables, which shadow the
+// cache entries Setup passes: "no launcher" still compiled through ccache
+// (into ~/.cache/ccache, outside the backend's cache), and sccache was
+// replaced by ccache. Setup always turns it off, since mlxbuild owns the
+// launcher.
+const MLXOwnLauncher = "MLX_USE_CCACHE"
+
 // Setup returns the CMake defines that put the launcher in front of every
 // compiler (CMAKE_<LANG>_COMPILER_LAUNCHER, the tool's absolute path) and
 // the environment the build needs (to be given to Ninja, not to the stamp).
@@ -22,8 +31,9 @@ var Languages = []string{"C", "CXX", "HIP", "CUDA"}
 //
 // On a nil *Config the defines set every launcher to "" so that turning the
 // launcher off reconfigures CMake without it; the environment is empty.
+// Either way MLXOwnLauncher is OFF.
 func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, env []string, err error) {
-	defines = map[string]string{}
+	defines = map[string]string{MLXOwnLauncher: "OFF"}
 	if c == nil {
 		for _, l := range Languages {
 			defines["CMAKE_"+l+"_COMPILER_LAUNCHER"] = ""

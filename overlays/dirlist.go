@@ -105,13 +105,3 @@ func irregularType(dirfd int, name string) string {
 	}
 	return t.String()
 }
-
-// fstatat is lstat of name relative to dirfd, retried on EINTR.
-func fstatat(dirfd int, name string, st *unix.Stat_t) error {
-	for {
-		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
-		if err != unix.EINTR {
-			return err
-		}
-	}
-}

@@ -32,6 +32,9 @@ func readDirFD(fd int) ([]dirEnt, error) {
 		if n <= 0 {
 			return out, nil
 		}
+		if out == nil {
+			out = make([]dirEnt, 0, n/32) // a record is 24 bytes and the name, padded to 8
+		}
 		s := string(buf[:n])
 		// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name NUL-terminated.
 		for off := 0; off+19 <= n; {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestListDirMatchesReadDir lists a directory big enough to take several
@@ -76,5 +78,35 @@ func TestListDirMissingAndNotADirectory(t *testing.T) {
 	fd, _, err := listDir("tree", f)
 	if err == nil || !strings.Contains(err.Error(), "reading tree directory "+f) || fd != -1 {
 		t.Errorf("a file as a directory: %d, %v; want an error naming %s", fd, err, f)
+	}
+}
+
+// TestFstatatAgreesWithUnix: the stack-buffer fstatat gives what
+// unix.Fstatat gives, at the longest name a directory holds, past it, with
+// a NUL in the name, for a missing name and for a link (not followed).
+func TestFstatatAgreesWithUnix(t *testing.T) {
+	d := t.TempDir()
+	long := strings.Repeat("n", 255)
+	if err := os.WriteFile(filepath.Join(d, long), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(long, filepath.Join(d, "link")); err != nil {
+		t.Fatal(err)
+	}
+	fd, _, err := listDir("test", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDir(fd)
+	for _, name := range []string{long, long + "n", "link", "missing", "nul\x00name", "."} {
+		var a, b unix.Stat_t
+		errA, errB := fstatat(fd, name, &a), fstatatCopy(fd, name, &b)
+		if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() || a != b {
+			t.Errorf("%.20q: fstatat %v %+v, unix.Fstatat %v %+v", name, errA, a.Ino, errB, b.Ino)
+		}
+	}
+	var st unix.Stat_t
+	if err := fstatat(fd, "link", &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		t.Errorf("fstatat followed the link: mode %o, %v", st.Mode, err)
 	}
 }

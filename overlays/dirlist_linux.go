@@ -3,6 +3,7 @@ package overlays
 import (
 	"encoding/binary"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -16,11 +17,10 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // readDirFD lists the open directory fd with getdents64. Each call's names
 // are cut from one string made of the whole buffer, so a directory costs a
 // string per call rather than one per entry.
-func readDirFD(fd int) ([]dirEnt, error) {
+func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var out []dirEnt
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -32,9 +32,7 @@ func readDirFD(fd int) ([]dirEnt, error) {
 		if n <= 0 {
 			return out, nil
 		}
-		if out == nil {
-			out = make([]dirEnt, 0, n/32) // a record is 24 bytes and the name, padded to 8
-		}
+		out = slices.Grow(out, n/32) // a record is 24 bytes and the name, padded to 8
 		s := string(buf[:n])
 		// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name NUL-terminated.
 		for off := 0; off+19 <= n; {

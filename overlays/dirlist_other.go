@@ -12,7 +12,7 @@ import (
 // readDirFD lists the open directory fd. Outside Linux there is no getdents
 // in golang.org/x/sys/unix, so it reads through os.File, which owns and
 // closes a duplicate of fd.
-func readDirFD(fd int) ([]dirEnt, error) {
+func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return nil, err
@@ -23,7 +23,6 @@ func readDirFD(fd int) ([]dirEnt, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dirEnt, 0, len(es))
 	for _, e := range es {
 		t := e.Type() & fs.ModeType
 		switch {

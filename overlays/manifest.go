@@ -148,8 +148,9 @@ const manifestHeader = "# mlxbuild tree manifest v3: path size mtime ino kind or
 // readManifest reads the manifest at path. A missing, unreadable or corrupt
 // manifest gives an empty one: it is only a cache of hashes, and an empty one
 // makes Materialize verify every file by content, which is always correct.
-// It allocates one string per entry and nothing per line otherwise, since at
-// 100k files the manifest is most of Materialize's memory.
+// It allocates nothing per line (paths are cut from shared blocks, see
+// pathArena), since at 100k files the manifest is most of Materialize's
+// memory and its reading most of a no-op's garbage.
 func readManifest(path string) *Manifest {
 	m := &Manifest{}
 	f, err := os.Open(path)
@@ -174,6 +175,7 @@ func readManifest(path string) *Manifest {
 	}
 	m.Entries = make([]Entry, 0, n)
 	var fields [12][]byte
+	var paths pathArena
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, io.EOF) && len(line) == 0 {
@@ -182,7 +184,7 @@ func readManifest(path string) *Manifest {
 		if err != nil {
 			return &Manifest{}
 		}
-		e, ok := parseEntry(line[:len(line)-1], fields[:])
+		e, ok := parseEntry(line[:len(line)-1], fields[:], &paths)
 		if !ok {
 			return &Manifest{}
 		}
@@ -194,7 +196,7 @@ func readManifest(path string) *Manifest {
 	return m
 }
 
-func parseEntry(line []byte, f [][]byte) (Entry, bool) {
+func parseEntry(line []byte, f [][]byte, paths *pathArena) (Entry, bool) {
 	for i := range f {
 		j := bytes.IndexByte(line, '\t')
 		if i == len(f)-1 {
@@ -247,12 +249,32 @@ func parseEntry(line []byte, f [][]byte) (Entry, bool) {
 	if len(f[0]) == 0 || len(f[4]) != 1 || len(f[5]) != 1 || len(f[6]) != 64 {
 		return Entry{}, false
 	}
-	e.Path = unquotePath(string(f[0]))
+	if f[0][0] == '"' {
+		e.Path = unquotePath(string(f[0]))
+	} else {
+		e.Path = paths.string(f[0])
+	}
 	e.Kind, e.Origin = Kind(f[4][0]), Origin(f[5][0])
 	if _, x := hex.Decode(e.Hash[:], f[6]); x != nil {
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// pathArena hands out strings cut from shared 64 KiB blocks: one
+// allocation per block instead of one per path. A strings.Builder only ever
+// appends, and within its capacity never moves what it holds, so every
+// string cut from its String() stays valid and unchanged.
+type pathArena struct{ b strings.Builder }
+
+func (a *pathArena) string(p []byte) string {
+	if a.b.Cap()-a.b.Len() < len(p) {
+		a.b = strings.Builder{}
+		a.b.Grow(max(64<<10, len(p)))
+	}
+	start := a.b.Len()
+	a.b.Write(p)
+	return a.b.String()[start:]
 }
 
 // parseUint parses a decimal without allocating (strconv wants a string).

@@ -107,17 +107,19 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.Entries[i] still names a tree file
 
-	q     dirQueue
-	mu    sync.Mutex // guards stats, extra and err
-	stats Stats
-	extra [][]Entry // tree files the old manifest did not list, per directory (no big regrowing slice)
-	err   error
-	dirty atomic.Bool // the manifest must be rewritten
-	bufs  sync.Pool
+	q        dirQueue
+	mu       sync.Mutex // guards stats, extra and err
+	stats    Stats
+	extra    [][]Entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	err      error
+	dirty    atomic.Bool // the manifest must be rewritten
+	bufs     sync.Pool
+	listings sync.Pool // of *listings
 }
 
 func newMaterializer(pristine, overlay, tree string, records []string) (*materializer, error) {
 	m := &materializer{records: map[string]map[string]bool{}}
+	m.listings.New = func() any { return new(listings) }
 	var err error
 	if m.pristine, err = sourceDir("pristine source", pristine, "run the pristine step first, or fix source.dir in mlxbuild.yaml"); err != nil {
 		return nil, err
@@ -225,6 +227,11 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
+// listings are one directory's three listings, reused by the next
+// directory a worker takes (the entries are copied out of them, never
+// kept).
+type listings struct{ p, o, t []dirEnt }
+
 // dirFDs are the open directories of one rel in the three trees (-1: none).
 type dirFDs struct{ pristine, overlay, tree int }
 
@@ -233,27 +240,31 @@ type dirFDs struct{ pristine, overlay, tree int }
 // are merged by name (each is sorted).
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
+	l := m.listings.Get().(*listings)
+	l.p, l.o, l.t = l.p[:0], l.o[:0], l.t[:0] // a directory not listed on a side is empty there
 	var ps, os_, ts []dirEnt
 	fds := dirFDs{-1, -1, -1}
 	defer func() {
 		closeDir(fds.pristine)
 		closeDir(fds.overlay)
 		closeDir(fds.tree)
+		m.listings.Put(l)
 	}()
 	var err error
 	if j.inPristine {
-		if fds.pristine, ps, err = listDir("pristine", join(m.pristine, rel)); err != nil {
+		if fds.pristine, l.p, err = listDir("pristine", join(m.pristine, rel), l.p); err != nil {
 			return err
 		}
 	}
 	if j.inOverlay {
-		if fds.overlay, os_, err = listDir("overlay", join(m.overlay, rel)); err != nil {
+		if fds.overlay, l.o, err = listDir("overlay", join(m.overlay, rel), l.o); err != nil {
 			return err
 		}
 	}
-	if fds.tree, ts, err = listDir("tree", join(m.tree, rel)); err != nil {
+	if fds.tree, l.t, err = listDir("tree", join(m.tree, rel), l.t); err != nil {
 		return err
 	}
+	ps, os_, ts = l.p, l.o, l.t
 	c := dirCounts{old: j.old, records: m.records[rel]}
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)

@@ -105,6 +105,14 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	for _, d := range s.Link.Search {
 		search = configs.Union(search, []string{Expand(d, in.Toolchain)})
 	}
+	// Stub directories come last: a real library of the same name in a
+	// search directory wins at link time too.
+	var stubs []string
+	for _, d := range s.Link.Stubs {
+		stubs = configs.Union(stubs, []string{Expand(d, in.Toolchain)})
+	}
+	runSearch := search
+	search = configs.Union(append([]string(nil), search...), stubs)
 	for _, lib := range s.Link.Dynamic {
 		if !configs.OnOS(lib.OS, in.GOOS) {
 			continue
@@ -146,7 +154,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	for _, d := range s.Rpath.Dirs {
 		p.RunPaths = configs.Union(p.RunPaths, []string{Expand(d, in.Toolchain)})
 	}
-	p.RunPaths = configs.Union(p.RunPaths, search)
+	p.RunPaths = configs.Union(p.RunPaths, runSearch)
 	if a := s.Architectures; a != nil && a.RustcEnv != "" {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}

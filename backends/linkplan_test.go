@@ -189,3 +189,36 @@ func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
 		t.Errorf("a plan without archives names some as rerun-if-changed: %v %v", err, p.RerunPaths)
 	}
 }
+
+// TestLinkPlanStubsLinkOnly: CUDA's stub libcuda.so links the driver
+// library, but the stub directory never becomes a run path (the loader
+// must find the driver's libcuda.so.1, not a stub).
+func TestLinkPlanStubsLinkOnly(t *testing.T) {
+	s, _ := configs.Builtin("cuda")
+	root := t.TempDir()
+	lib := filepath.Join(root, "lib64")
+	for _, l := range []string{"cudart", "cublas", "cublasLt", "cufft", "cusolver", "cudnn", "nvrtc"} {
+		testutil.WriteFile(t, filepath.Join(lib, "lib"+l+".so"), "")
+	}
+	build := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
+	tc := &ToolchainInfo{Name: "cuda", Env: "CUDA_HOME", Root: root, Bin: filepath.Join(root, "bin"), Lib: lib, Version: version.Must(version.NewVersion("13.0.88"))}
+	if _, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err == nil || !strings.Contains(err.Error(), "libcuda.so") {
+		t.Fatalf("without libcuda.so anywhere: %v", err)
+	}
+	stubs := filepath.Join(lib, "stubs")
+	testutil.WriteFile(t, filepath.Join(stubs, "libcuda.so"), "")
+	p, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Dynamic, "cuda") || !slices.Contains(p.SearchDirs, stubs) {
+		t.Errorf("libcuda from the stubs: dynamic %v, search %v", p.Dynamic, p.SearchDirs)
+	}
+	if slices.Contains(p.RunPaths, stubs) || !slices.Contains(p.RunPaths, lib) {
+		t.Errorf("run paths %v: want %s and never the stubs", p.RunPaths, lib)
+	}
+	if ld := p.Ldflags(); !strings.Contains(ld, "-L"+stubs+" ") || strings.Contains(ld, "-rpath,"+stubs) {
+		t.Errorf("ldflags %q", ld)
+	}
+}

@@ -27,6 +27,13 @@ type Dependency struct {
 	// Paths limits a git dependency's archive to these paths of the
 	// commit (cutlass: include), for a build that uses only them.
 	Paths []string `yaml:"paths"`
+	// Layout moves paths of a git dependency's commit to where the
+	// project expects them, for a project that asks for a release archive
+	// laid out unlike the repository: CCCL's cccl-v3.1.3.zip is its
+	// install tree (include/cuda is the repository's
+	// libcudacxx/include/cuda). Only what a move names is stored; given
+	// with Layout, Paths must be empty.
+	Layout []Move `yaml:"layout"`
 	// SHA256 is the hash of what the cache stores: the archive as
 	// downloaded, or for git the deterministic archive of the commit.
 	SHA256 string `yaml:"sha256"`
@@ -46,6 +53,14 @@ type Dependency struct {
 	Origin string `yaml:"-" json:"-"`
 	// Base is the directory Dir is relative to (the declaring file's).
 	Base string `yaml:"-" json:"-"`
+}
+
+// Move is one entry of a git dependency's layout: the repository's From
+// is stored as To, both relative, slash-separated.
+type Move struct {
+	Pos  Pos    `json:"-"`
+	From string `yaml:"from" required:"true"`
+	To   string `yaml:"to" required:"true"`
 }
 
 // SystemProvider says how a system installation stands in for a download.
@@ -123,15 +138,19 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 			ps.add(pos(path+".git"), "dependency %s has both url and git; keep one", d.Name)
 		case d.URL != "":
 			checkURL(ps, pos(path+".url"), d.URL)
-			if d.Tag != "" || d.Commit != "" || len(d.Paths) > 0 {
-				ps.add(pos(path+".url"), "tag, commit and paths belong to a git dependency, not to url")
+			if d.Tag != "" || d.Commit != "" || len(d.Paths) > 0 || len(d.Layout) > 0 {
+				ps.add(pos(path+".url"), "tag, commit, paths and layout belong to a git dependency, not to url")
 			}
 		case d.Git != "":
 			for j, p := range d.Paths {
-				if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") || slices.Contains(strings.Split(p, "/"), "..") {
+				if !repoRelative(p) {
 					ps.add(pos(fmt.Sprintf("%s.paths[%d]", path, j)), "paths entry %q must be a relative path inside the repository", p)
 				}
 			}
+			if len(d.Layout) > 0 && len(d.Paths) > 0 {
+				ps.add(pos(path+".layout"), "give paths or layout, not both: layout stores only what its moves name")
+			}
+			validateLayout(d.Layout, path, pos, ps)
 			if !hex40.MatchString(d.Commit) {
 				ps.add(pos(path+".git"), "git dependency %s needs commit: the full 40-hex commit its tag names (a tag can move)", d.Name)
 			}
@@ -184,6 +203,43 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 				ps.add(pos(fmt.Sprintf("%s.static[%d]", path, j)), "library name %q: give the bare name (gguflib, not libgguflib.a)", l)
 			}
 		}
+	}
+}
+
+// repoRelative reports whether p is a clean relative path that stays
+// inside a repository (and cannot be read as a git option).
+func repoRelative(p string) bool {
+	if strings.HasPrefix(p, "-") {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// validateLayout checks each move is relative and that no two moves take
+// the same path or land on the same place (the archive would hold one
+// file twice).
+func validateLayout(moves []Move, path string, pos func(string) Pos, ps *problems) {
+	from, to := map[string]int{}, map[string]int{}
+	for j, m := range moves {
+		mp := fmt.Sprintf("%s.layout[%d]", path, j)
+		if m.From != "" && !repoRelative(m.From) {
+			ps.add(pos(mp+".from"), "layout from %q must be a relative path inside the repository", m.From)
+		}
+		if m.To != "" && !repoRelative(m.To) {
+			ps.add(pos(mp+".to"), "layout to %q must be a relative path inside the archive", m.To)
+		}
+		if k, dup := from[m.From]; dup && m.From != "" {
+			ps.add(pos(mp+".from"), "layout moves %q twice (first in layout[%d])", m.From, k)
+		}
+		if k, dup := to[m.To]; dup && m.To != "" {
+			ps.add(pos(mp+".to"), "layout puts two paths at %q (first in layout[%d])", m.To, k)
+		}
+		from[m.From], to[m.To] = j, j
 	}
 }
 

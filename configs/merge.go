@@ -42,6 +42,7 @@ func Merge(base, over *Spec) *Spec {
 	out.Link.System = mergeLibs(out.Link.System, over.Link.System, over.Link.Remove)
 	out.Link.Frameworks = mergeLibs(out.Link.Frameworks, over.Link.Frameworks, over.Link.Remove)
 	out.Link.Search = Union(out.Link.Search, over.Link.Search)
+	out.Link.Stubs = Union(out.Link.Stubs, over.Link.Stubs)
 	out.Link.Remove = nil
 	if over.Rpath.Mode != "" {
 		out.Rpath.Mode = over.Rpath.Mode
@@ -87,6 +88,7 @@ func clone(s *Spec) *Spec {
 		System:     append([]Lib(nil), s.Link.System...),
 		Frameworks: append([]Lib(nil), s.Link.Frameworks...),
 		Search:     append([]string(nil), s.Link.Search...),
+		Stubs:      append([]string(nil), s.Link.Stubs...),
 	}
 	c.Rpath.Dirs = append([]string(nil), s.Rpath.Dirs...)
 	c.Compile = Compile{Std: s.Compile.Std, Include: append([]string(nil), s.Compile.Include...), Defines: append([]CompileDefine(nil), s.Compile.Defines...)}

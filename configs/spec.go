@@ -68,7 +68,11 @@ type Link struct {
 	System     []Lib    `yaml:"system"`     // from the system's default paths
 	Frameworks []Lib    `yaml:"frameworks"` // macOS frameworks
 	Search     []string `yaml:"search"`     // extra search (and run path) directories
-	Remove     []string `yaml:"remove"`     // names dropped from the spec being extended
+	// Stubs are searched at link time only, never a run path: stub
+	// libraries such as CUDA's lib64/stubs/libcuda.so stand in for the
+	// driver's library at link time, and the loader must take the driver's.
+	Stubs  []string `yaml:"stubs"`
+	Remove []string `yaml:"remove"` // names dropped from the spec being extended
 }
 
 // Lib is one library.

@@ -259,3 +259,35 @@ func TestMergeCompile(t *testing.T) {
 		t.Errorf("Merge changed the built-in spec: %+v", base.Compile)
 	}
 }
+
+// TestBuiltinSpecsDeclareMLXDownloads: each built-in spec declares every
+// FetchContent download MLX at 39886de4 makes for that backend (read from
+// its CMake files; nanobind and doctest are for the Python bindings and the
+// tests, which the specs turn off), so no build meets the provider's
+// "no spec declares it" stop. A metal spec without json would fail on the
+// only platform Metal has.
+func TestBuiltinSpecsDeclareMLXDownloads(t *testing.T) {
+	core := []string{"json", "fmt", "gguflib"}
+	want := map[string][]string{
+		"cpu":   core,
+		"rocm":  core,
+		"cuda":  append(append([]string(nil), core...), "cccl", "nvtx3", "cudnn", "cutlass"),
+		"metal": append(append([]string(nil), core...), "metal_cpp"),
+	}
+	for backend, names := range want {
+		s, err := Builtin(backend)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range s.Dependencies {
+			got = append(got, d.Name)
+			if slices.Contains(d.Providers, "cache") && d.SHA256 == "" {
+				t.Errorf("%s: %s offers the cache without a hash", backend, d.Name)
+			}
+		}
+		if !reflect.DeepEqual(got, names) {
+			t.Errorf("%s declares %v, want %v", backend, got, names)
+		}
+	}
+}

@@ -160,6 +160,9 @@ func validateLink(l *Link, pos func(string) Pos, ps *problems) {
 	for i, d := range l.Search {
 		checkPlaceholders(ps, pos(fmt.Sprintf("link.search[%d]", i)), d)
 	}
+	for i, d := range l.Stubs {
+		checkPlaceholders(ps, pos(fmt.Sprintf("link.stubs[%d]", i)), d)
+	}
 }
 
 func checkEnv(ps *problems, pos Pos, name string) {

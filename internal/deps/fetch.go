@@ -239,19 +239,40 @@ func fetchGit(ctx context.Context, store Store, d configs.Dependency, src string
 	if _, err := g.Output(ctx, repo, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err != nil {
 		return fmt.Errorf("%s: commit %s is not in %s", d.Name, d.Commit, src)
 	}
-	args := []string{"archive", "--format=tar", "--prefix=" + d.Name + "/", d.Commit}
-	if len(d.Paths) > 0 {
-		args = append(append(args, "--"), d.Paths...)
+	prefix := d.Name + "/"
+	args := []string{"archive", "--format=tar", "--prefix=" + prefix, d.Commit}
+	paths := d.Paths
+	for _, m := range d.Layout {
+		paths = append(paths, m.From)
+	}
+	if len(paths) > 0 {
+		// Literal pathspecs: a declared path is never git's pattern magic.
+		args = append(append(args, "--"), literal(paths)...)
 	}
 	res, err := g.Run(ctx, repo, args...)
 	if err != nil {
 		return fmt.Errorf("archiving %s at %s from %s: %w", d.Name, d.Commit, src, err)
 	}
+	data := res.Stdout
+	if len(d.Layout) > 0 {
+		if data, err = relayout(data, prefix, d.Layout); err != nil {
+			return fmt.Errorf("%s at %s (%s): %w", d.Name, d.Commit, originOf(d), err)
+		}
+	}
 	var gz bytes.Buffer
-	if err := deterministicGzip(&gz, res.Stdout); err != nil {
+	if err := deterministicGzip(&gz, data); err != nil {
 		return err
 	}
 	return store.put(d, src+" at "+d.Commit, &gz)
+}
+
+// literal marks each path as a literal pathspec (":(literal)x").
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
 }
 
 // fetchCommit brings d's commit from a remote into the bare repository

@@ -3,8 +3,8 @@ package overlays
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"testing"
 )
 
@@ -44,22 +43,6 @@ func FuzzReadManifest(f *testing.F) {
 		again := readManifest(path)
 		if !reflect.DeepEqual(again.Entries, m.Entries) {
 			t.Fatalf("entries %+v\nread back as %+v\nfrom %q", m.Entries, again.Entries, buf.Bytes())
-		}
-	})
-}
-
-// FuzzParseUint: the manifest's decimal parser agrees with strconv on every
-// input of up to 19 bytes (and refuses longer ones), digits or not.
-func FuzzParseUint(f *testing.F) {
-	for _, s := range []string{"0", "12345678", "1764590000123456789", "9999999999999999999", "1234567/", "12345678:", "-1", "", "00000000000000000001", "123456789012\x00"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, ok := parseUint(b)
-		want, err := strconv.ParseUint(string(b), 10, 64)
-		valid := err == nil && len(b) > 0 && len(b) <= 19 && !bytes.ContainsAny(b, "+-_")
-		if ok != valid || ok && got != want {
-			t.Fatalf("parseUint(%q) = %d, %v; strconv: %d, %v", b, got, ok, want, err)
 		}
 	})
 }

@@ -22,6 +22,10 @@ import (
 // MLXBUILD_BENCH_DIR.
 //
 //	go test ./overlays -run '^$' -bench . -benchtime 20x
+//
+// With MLXBUILD_BENCH_BASE naming another checkout of mlxbuild (an older
+// commit), BenchmarkNoop also runs that checkout's Mage binary ("mage-base")
+// in the same loop and reports base/mage-git.
 
 // benchShape is one benchmark data set.
 type benchShape struct {
@@ -40,6 +44,7 @@ type benchEnv struct {
 	bin, glue                   string // the cmd and the CMake script
 	mage, project               string // the compiled Mage binary; a project over pristine and overlay
 	gitProject                  string // a project whose source is a git repository of pristine, at its pin
+	base, baseProject           string // MLXBUILD_BENCH_BASE's Mage binary and its own git project, or ""
 }
 
 func benchDir(b *testing.B) string {
@@ -123,14 +128,29 @@ func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 		b.Fatal(err)
 	}
 	e.gitProject = filepath.Join(d, "project-git")
-	project = fmt.Sprintf("source:\n  git: %s\n  pin: %s\ncache: %s\nbackends:\n  rocm:\n    overlay: %s\n", repo, strings.TrimSpace(string(head.Stdout)), filepath.Join(d, "mage-git-cache"), e.overlay)
-	if err := os.MkdirAll(e.gitProject, 0o755); err != nil {
-		b.Fatal(err)
+	gitProject := func(dir, cache string) {
+		project := fmt.Sprintf("source:\n  git: %s\n  pin: %s\ncache: %s\nbackends:\n  rocm:\n    overlay: %s\n", repo, strings.TrimSpace(string(head.Stdout)), cache, e.overlay)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mlxbuild.yaml"), []byte(project), 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(e.gitProject, "mlxbuild.yaml"), []byte(project), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	gitProject(e.gitProject, filepath.Join(d, "mage-git-cache"))
 	e.mageApply(b, e.gitProject)
+	// MLXBUILD_BENCH_BASE names another checkout of mlxbuild (a worktree of
+	// an older commit): its binary runs in the same loop ("mage-base"), in a
+	// project and cache of its own (its manifest's form may differ), so a
+	// change is measured against what it changed, side by side.
+	if base := os.Getenv("MLXBUILD_BENCH_BASE"); base != "" {
+		e.base, e.baseProject = filepath.Join(d, "mlxbuild-base"), filepath.Join(d, "project-base")
+		if res, err := proc.Run(context.Background(), proc.Cmd{Path: "go", Args: []string{"run", "mage.go", "-compile", e.base}, Dir: base}); err != nil {
+			b.Fatalf("compiling the Mage binary of MLXBUILD_BENCH_BASE=%s: %v\n%s", base, err, res.Stderr)
+		}
+		gitProject(e.baseProject, filepath.Join(d, "mage-base-cache"))
+		e.mageApplyWith(b, e.base, e.baseProject)
+	}
 	// Every tool makes its own tree once, so each loop below is a no-op run.
 	if _, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil); err != nil {
 		b.Fatal(err)
@@ -145,24 +165,30 @@ func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 // with no variable of the caller's that would move its cache or project.
 func (e *benchEnv) mageApply(b *testing.B, project string, wrap ...string) proc.Result {
 	b.Helper()
+	return e.mageApplyWith(b, e.mage, project, wrap...)
+}
+
+// mageApplyWith is mageApply with the Mage binary bin.
+func (e *benchEnv) mageApplyWith(b *testing.B, bin, project string, wrap ...string) proc.Result {
+	b.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MLXBUILD_") {
 			env = append(env, kv)
 		}
 	}
-	args := append(append([]string{}, wrap...), e.mage, "overlay:apply", "rocm")
+	args := append(append([]string{}, wrap...), bin, "overlay:apply", "rocm")
 	res, err := proc.Run(context.Background(), proc.Cmd{Path: args[0], Args: args[1:], Dir: project, Env: append(env, "NO_COLOR=1")})
 	if err != nil {
-		b.Fatalf("%s overlay:apply rocm: %v\n%s%s", e.mage, err, res.Stdout, res.Stderr)
+		b.Fatalf("%s overlay:apply rocm: %v\n%s%s", bin, err, res.Stdout, res.Stderr)
 	}
 	return res
 }
 
 // mageNoop runs `overlay:apply rocm` in project and fails unless it was a
 // no-op over every file.
-func (e *benchEnv) mageNoop(b *testing.B, project string) {
-	out := string(e.mageApply(b, project).Stdout)
+func (e *benchEnv) mageNoop(b *testing.B, bin, project string) {
+	out := string(e.mageApplyWith(b, bin, project).Stdout)
 	if !strings.Contains(out, fmt.Sprintf(" 0 written, 0 restored, 0 removed, 0 touched, %d unchanged", e.files)) {
 		b.Fatalf("not a no-op: %s", out)
 	}
@@ -247,8 +273,8 @@ func BenchmarkNoop(b *testing.B) {
 				{"mlxbuild-process", func(b *testing.B) {
 					rss = maxRSS(b, e.must(b, e.bin, e.pristine, e.overlay, e.tree, e.manifest).Stdout)
 				}},
-				{"mage", func(b *testing.B) { e.mageNoop(b, e.project) }},
-				{"mage-git", func(b *testing.B) { e.mageNoop(b, e.gitProject) }},
+				{"mage", func(b *testing.B) { e.mageNoop(b, e.mage, e.project) }},
+				{"mage-git", func(b *testing.B) { e.mageNoop(b, e.mage, e.gitProject) }},
 				{"find-floor", func(b *testing.B) {
 					e.must(b, "find", e.pristine, e.overlay, e.tree, "-size", "+1000000000k")
 				}},
@@ -259,7 +285,13 @@ func BenchmarkNoop(b *testing.B) {
 					e.must(b, "rsync", "-a", "--delete", e.overlay+"/", e.pristine+"/", e.rsyncTree+"/")
 				}},
 			}
+			if e.base != "" {
+				tools = append(tools, tool{"mage-base", func(b *testing.B) { e.mageNoop(b, e.base, e.baseProject) }})
+			}
 			d := sideBySide(b, tools)
+			if e.base != "" {
+				b.ReportMetric(ratio(d["mage-base"], d["mage-git"]), "base/mage-git")
+			}
 			b.ReportMetric(ratio(d["mage"], d["find-floor"]), "mage/floor")
 			b.ReportMetric(ratio(d["cmake-glue"], d["mage"]), "glue/mage")
 			b.ReportMetric(ratio(d["mage-git"], d["find-floor"]), "mage-git/floor")

@@ -129,6 +129,14 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 				c.changed = append(c.changed, rel)
 			} else {
 				c.unchanged++
+				if old != nil && (m.racy(s.mtime) || m.racy(tr.mtime)) {
+					// Verified by content because its times were too
+					// recent to trust: rewrite the manifest (as git
+					// rewrites its index), so that its newer mtime lets
+					// the next run trust them instead of reading them again
+					// on every no-op.
+					m.dirty.Store(true)
+				}
 			}
 			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: mtime, CTime: tr.ctime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
 				SrcSize: s.size, SrcMTime: s.mtime, SrcCTime: s.ctime, SrcIno: s.ino}, c)

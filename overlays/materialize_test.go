@@ -443,3 +443,57 @@ func TestManifestPathsOfAnyBytesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRacyEntriesAreVerifiedOnce: entries whose times are not older than
+// the manifest are read by content; the run that finds them unchanged
+// rewrites the manifest, so the next no-op trusts them and writes nothing.
+func TestRacyEntriesAreVerifiedOnce(t *testing.T) {
+	f := newFixture(t)
+	f.run(t)
+	time.Sleep(20 * time.Millisecond)
+	// Back-date the manifest: now every entry is as recent as it, or more.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f.manifest, old, old); err != nil {
+		t.Fatal(err)
+	}
+	ids := statIDs(t, f.tree)
+	if st := f.run(t); st.Unchanged != len(f.want()) || len(st.Changed) != 0 {
+		t.Fatalf("racy run: %+v, want everything unchanged", st)
+	}
+	m1, err := os.Lstat(f.manifest)
+	if err != nil || !m1.ModTime().After(old.Add(time.Minute)) {
+		t.Fatalf("the run that verified racy entries did not rewrite the manifest (%v, %v)", m1.ModTime(), err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	f.run(t)
+	if m2, _ := os.Lstat(f.manifest); statData(m1) != statData(m2) {
+		t.Error("a no-op after the racy entries were verified rewrote the manifest again")
+	}
+	if !mapsEqual(ids, statIDs(t, f.tree)) {
+		t.Error("verifying racy entries rewrote tree files")
+	}
+}
+
+// TestWrittenFilesRecordTheirCtimeAfterRename: rename moves a file's
+// ctime, so the manifest must hold the ctime the tree file has after it,
+// or the next no-op would read every file just written.
+func TestWrittenFilesRecordTheirCtimeAfterRename(t *testing.T) {
+	f := newFixture(t)
+	writeFiles(t, f.pristine, files{"link-target.h": "x\n"})
+	if err := os.Symlink("link-target.h", filepath.Join(f.pristine, "link.h")); err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := Materialize(f.pristine, f.overlay, f.tree, f.manifest, testRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Entries {
+		fi, err := os.Lstat(filepath.Join(f.tree, e.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := statData(fi); s.ctime != e.CTime || s.ino != e.Ino || s.mtime != e.MTime {
+			t.Errorf("%s: manifest has ctime %d ino %d, the tree file %d %d", e.Path, e.CTime, e.Ino, s.ctime, s.ino)
+		}
+	}
+}

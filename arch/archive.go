@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// ArchiveMember is one file stored in a static archive (lib*.a).
-type ArchiveMember struct {
-	Name string
-	Data []byte
+// archiveMember is one file stored in a static archive (lib*.a).
+type archiveMember struct {
+	name string
+	data []byte
 }
 
 const (
@@ -19,26 +19,26 @@ const (
 	arHeaderLen = 60
 )
 
-// IsArchive reports whether data starts like a static archive (regular or thin).
-func IsArchive(data []byte) bool {
+// isArchive reports whether data starts like a static archive (regular or thin).
+func isArchive(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(arMagic)) || bytes.HasPrefix(data, []byte(arThinMagic))
 }
 
-// ParseArchive splits a static archive into its members, so the code objects
+// parseArchive splits a static archive into its members, so the code objects
 // of each object file can be compared on their own: a union over the whole
 // archive would hide an archive whose objects were built for different lists.
 // It reads the common (System V/GNU) format with its long-name table ("//",
 // names "/N") and BSD names ("#1/N"); the symbol tables ("/", "/SYM64/",
 // "__.SYMDEF") are skipped. A thin archive, whose members live elsewhere, is
 // an error: mlxbuild's builds do not make them.
-func ParseArchive(data []byte) ([]ArchiveMember, error) {
+func parseArchive(data []byte) ([]archiveMember, error) {
 	if bytes.HasPrefix(data, []byte(arThinMagic)) {
 		return nil, fmt.Errorf("a thin archive (its objects are stored outside it): not supported")
 	}
 	if !bytes.HasPrefix(data, []byte(arMagic)) {
 		return nil, fmt.Errorf("not a static archive (no %q header)", strings.TrimSpace(arMagic))
 	}
-	var members []ArchiveMember
+	var members []archiveMember
 	var longNames []byte
 	for p := len(arMagic); p < len(data); {
 		if data[p] == '\n' && p+1 == len(data) {
@@ -93,7 +93,7 @@ func ParseArchive(data []byte) ([]ArchiveMember, error) {
 		default:
 			name = strings.TrimSuffix(name, "/")
 		}
-		members = append(members, ArchiveMember{Name: name, Data: body})
+		members = append(members, archiveMember{name: name, data: body})
 	}
 	return members, nil
 }

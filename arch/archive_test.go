@@ -42,27 +42,27 @@ func TestParseArchiveRealAr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	members, err := ParseArchive(data)
+	members, err := parseArchive(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, m := range members {
-		got = append(got, m.Name)
-		if string(m.Data) != files[m.Name] {
-			t.Errorf("member %s: %d bytes, want %d", m.Name, len(m.Data), len(files[m.Name]))
+		got = append(got, m.name)
+		if string(m.data) != files[m.name] {
+			t.Errorf("member %s: %d bytes, want %d", m.name, len(m.data), len(files[m.name]))
 		}
 	}
 	if !reflect.DeepEqual(got, names) {
 		t.Errorf("members %q, want %q", got, names)
 	}
-	if _, err := ParseArchive(data[:len(data)-2]); err == nil {
+	if _, err := parseArchive(data[:len(data)-2]); err == nil {
 		t.Error("a cut-off archive parsed")
 	}
-	if _, err := ParseArchive([]byte("!<thin>\n")); err == nil {
+	if _, err := parseArchive([]byte("!<thin>\n")); err == nil {
 		t.Error("a thin archive parsed")
 	}
-	if _, err := ParseArchive(obj); err == nil {
+	if _, err := parseArchive(obj); err == nil {
 		t.Error("an object file parsed as an archive")
 	}
 }
@@ -87,7 +87,7 @@ func TestComparePlanned(t *testing.T) {
 	}
 	for _, c := range cases {
 		m, ok := ComparePlanned(c.backend, c.b, c.planned)
-		if ok != c.ok || !reflect.DeepEqual(m.Missing, c.missing) || !reflect.DeepEqual(m.Extra, c.extra) {
+		if ok != c.ok || !reflect.DeepEqual(m.missing, c.missing) || !reflect.DeepEqual(m.extra, c.extra) {
 			t.Errorf("%s %+v vs %v: %+v ok=%v; want missing %v extra %v ok=%v", c.backend, c.b, c.planned, m, ok, c.missing, c.extra, c.ok)
 		}
 		if ok && m.Differs() != (len(c.missing)+len(c.extra) > 0) {

@@ -17,7 +17,7 @@ import (
 func BenchmarkProbe(b *testing.B) {
 	b.Run("kfd-sysfs", func(b *testing.B) {
 		env := isolated(b, b.TempDir())
-		env[EnvKFD] = "testdata/kfd/raphael-7900xtx"
+		env[envKFD] = "testdata/kfd/raphael-7900xtx"
 		o := Options{Env: testEnv(env)}
 		for b.Loop() {
 			if targets, _, tried, _ := probeKFD(o); len(targets) != 2 {

@@ -14,34 +14,34 @@ const bundleMagic = "__CLANG_OFFLOAD_BUNDLE__"
 // default in newer ROCm); its entry list is inside the compressed data.
 const compressedMagic = "CCOB"
 
-// BundleEntry is one entry of an offload bundle.
-type BundleEntry struct {
-	Triple string // e.g. "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" or "host-x86_64-unknown-linux"
-	Offset uint64 // from the start of the bundle
-	Size   uint64
+// bundleEntry is one entry of an offload bundle.
+type bundleEntry struct {
+	triple string // e.g. "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" or "host-x86_64-unknown-linux"
+	offset uint64 // from the start of the bundle
+	size   uint64
 }
 
-// Target returns the GPU target ID of an amdgcn entry ("gfx90a:xnack-"),
+// target returns the GPU target ID of an amdgcn entry ("gfx90a:xnack-"),
 // or "" for host entries and other triples.
-func (e BundleEntry) Target() string {
-	if !strings.Contains(e.Triple, "amdgcn-amd-amdhsa") {
+func (e bundleEntry) target() string {
+	if !strings.Contains(e.triple, "amdgcn-amd-amdhsa") {
 		return ""
 	}
-	_, id, ok := strings.Cut(e.Triple, "--")
+	_, id, ok := strings.Cut(e.triple, "--")
 	if !ok {
 		return ""
 	}
 	return id
 }
 
-// ParseOffloadBundles finds every uncompressed offload bundle in data and
+// parseOffloadBundles finds every uncompressed offload bundle in data and
 // reads its entry table: after the magic, a little-endian uint64 count,
 // then per entry uint64 offset, uint64 size, uint64 triple length and the
 // triple. A table that does not fit, or whose entries point past the end of
 // data, is skipped, not trusted in part. The
 // second result counts compressed bundles, whose targets cannot be read
 // without decompressing them.
-func ParseOffloadBundles(data []byte) (entries []BundleEntry, compressed int) {
+func parseOffloadBundles(data []byte) (entries []bundleEntry, compressed int) {
 	for i := 0; ; {
 		j := bytes.Index(data[i:], []byte(bundleMagic))
 		if j < 0 {
@@ -57,7 +57,7 @@ func ParseOffloadBundles(data []byte) (entries []BundleEntry, compressed int) {
 	return entries, compressed
 }
 
-func parseBundleTable(b []byte) ([]BundleEntry, bool) {
+func parseBundleTable(b []byte) ([]bundleEntry, bool) {
 	p := len(bundleMagic)
 	u64 := func() (uint64, bool) {
 		if p+8 > len(b) {
@@ -71,7 +71,7 @@ func parseBundleTable(b []byte) ([]BundleEntry, bool) {
 	if !ok || n == 0 || n > 4096 {
 		return nil, false
 	}
-	out := make([]BundleEntry, 0, n)
+	out := make([]bundleEntry, 0, n)
 	for k := uint64(0); k < n; k++ {
 		off, ok1 := u64()
 		size, ok2 := u64()
@@ -85,7 +85,7 @@ func parseBundleTable(b []byte) ([]BundleEntry, bool) {
 		if !printable(triple) {
 			return nil, false
 		}
-		out = append(out, BundleEntry{Triple: triple, Offset: off, Size: size})
+		out = append(out, bundleEntry{triple: triple, offset: off, size: size})
 	}
 	return out, true
 }

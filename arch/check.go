@@ -20,10 +20,10 @@ type Binary struct {
 	Notes []string // what could not be read, and why
 }
 
-// Inspect lists the GPU targets inside a binary, object or library: the gfx
+// inspect lists the GPU targets inside a binary, object or library: the gfx
 // names of its HIP offload bundles, and (when cuobjdump is found in
 // $CUDA_HOME/bin or PATH) the sm_ names of its CUDA fat binaries.
-func Inspect(ctx context.Context, file string, o Options) (Binary, error) {
+func inspect(ctx context.Context, file string, o Options) (Binary, error) {
 	b := Binary{File: file}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -41,13 +41,13 @@ func Inspect(ctx context.Context, file string, o Options) (Binary, error) {
 // rocmTargets lists the gfx targets of the offload bundles in data, sorted
 // and deduplicated, with notes on what could not be read.
 func rocmTargets(data []byte) (gfx, notes []string) {
-	entries, compressed := ParseOffloadBundles(data)
+	entries, compressed := parseOffloadBundles(data)
 	for _, e := range entries {
-		if t := e.Target(); t != "" {
-			if Validate(ROCm, t) == nil {
+		if t := e.target(); t != "" {
+			if validate(ROCm, t) == nil {
 				gfx = append(gfx, t)
 			} else {
-				notes = append(notes, fmt.Sprintf("offload bundle entry %q is not a target mlxbuild knows how to read", e.Triple))
+				notes = append(notes, fmt.Sprintf("offload bundle entry %q is not a target mlxbuild knows how to read", e.triple))
 			}
 		}
 	}
@@ -102,30 +102,30 @@ func inspectCUDA(ctx context.Context, file string, o Options, b *Binary) error {
 	return nil
 }
 
-// CheckReport compares a binary with the GPUs it is meant to run on.
-type CheckReport struct {
+// checkReport compares a binary with the GPUs it is meant to run on.
+type checkReport struct {
 	Binary  Binary
 	ROCm    *Result  // this machine's resolved ROCm targets, when the binary has HIP code
 	CUDA    *Result  // this machine's resolved CUDA architectures, when it has CUDA code
-	Missing []string // machine GPUs no code in the binary runs on
+	missing []string // machine GPUs no code in the binary runs on
 	Lines   []string // the human summary, one line each
 }
 
-// MismatchError is a binary that has no code for some of the machine's GPUs:
+// mismatchError is a binary that has no code for some of the machine's GPUs:
 // it would fail with hipErrorNoBinaryForGpu or "invalid device function".
-type MismatchError struct{ Report CheckReport }
+type mismatchError struct{ report checkReport }
 
-func (e *MismatchError) Error() string { return strings.Join(e.Report.Lines, "\n") }
+func (e *mismatchError) Error() string { return strings.Join(e.report.Lines, "\n") }
 
 // Check inspects file and compares its GPU targets with this machine's, as
 // ResolveROCm and ResolveCUDA find them (MLX_ROCM_ARCHITECTURES and
 // MLX_CUDA_ARCHITECTURES included, so a user can also ask "was this built
-// for what I asked for?"). It returns a *MismatchError when a GPU has no
+// for what I asked for?"). It returns a *mismatchError when a GPU has no
 // code in the file, an error when the file has no GPU code or the machine's
 // GPUs cannot be resolved, and the report otherwise.
-func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
-	var rep CheckReport
-	bin, err := Inspect(ctx, file, o)
+func Check(ctx context.Context, file string, o Options) (checkReport, error) {
+	var rep checkReport
+	bin, err := inspect(ctx, file, o)
 	rep.Binary = bin
 	if err != nil {
 		return rep, err
@@ -150,13 +150,13 @@ func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
 				missing = append(missing, g)
 			}
 		}
-		rep.Missing = append(rep.Missing, missing...)
+		rep.missing = append(rep.missing, missing...)
 		if len(missing) > 0 {
 			mismatch = true
 			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: no code for %s (it would fail with hipErrorNoBinaryForGpu); rebuild with %s=%s",
-				Join(bin.ROCm), against(r, o.variable(EnvROCm)), Join(missing), o.variable(EnvROCm), Join(r.Targets)))
+				Join(bin.ROCm), against(r, o.variable(envROCm)), Join(missing), o.variable(envROCm), Join(r.Targets)))
 		} else {
-			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: every GPU has code", Join(bin.ROCm), against(r, o.variable(EnvROCm))))
+			rep.Lines = append(rep.Lines, fmt.Sprintf("built for %s, %s: every GPU has code", Join(bin.ROCm), against(r, o.variable(envROCm))))
 		}
 	}
 	if len(bin.SASS) > 0 || len(bin.PTX) > 0 {
@@ -171,7 +171,7 @@ func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
 				missing = append(missing, m)
 			}
 		}
-		rep.Missing = append(rep.Missing, missing...)
+		rep.missing = append(rep.missing, missing...)
 		if len(missing) > 0 {
 			mismatch = true
 			rep.Lines = append(rep.Lines, fmt.Sprintf("built for CUDA %s, %s: no code for %s (it would fail with \"invalid device function\"); rebuild with %s=%s",
@@ -181,7 +181,7 @@ func Check(ctx context.Context, file string, o Options) (CheckReport, error) {
 		}
 	}
 	if mismatch {
-		return rep, &MismatchError{Report: rep}
+		return rep, &mismatchError{report: rep}
 	}
 	return rep, nil
 }
@@ -201,7 +201,7 @@ func against(r Result, envVar string) string {
 
 func anyRuns(built []string, gpu string) bool {
 	for _, t := range built {
-		if Runs(t, gpu) {
+		if runs(t, gpu) {
 			return true
 		}
 	}

@@ -60,7 +60,7 @@ func TestMain(m *testing.M) {
 
 func TestInspectRealHIPObject(t *testing.T) {
 	obj := hipObject(t)
-	b, err := Inspect(context.Background(), obj, Options{Env: testEnv(isolated(t, t.TempDir()))})
+	b, err := inspect(context.Background(), obj, Options{Env: testEnv(isolated(t, t.TempDir()))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,10 @@ func TestInspectRealHIPObject(t *testing.T) {
 		t.Errorf("Inspect = %+v, want gfx1030 and gfx90a only", b)
 	}
 	data, _ := os.ReadFile(obj)
-	entries, _ := ParseOffloadBundles(data)
+	entries, _ := parseOffloadBundles(data)
 	hosts := 0
 	for _, e := range entries {
-		if strings.HasPrefix(e.Triple, "host-") {
+		if strings.HasPrefix(e.triple, "host-") {
 			hosts++
 		}
 	}
@@ -81,7 +81,7 @@ func TestInspectRealHIPObject(t *testing.T) {
 	// A bundle cut short anywhere must give no entries rather than garbage.
 	i := strings.Index(string(data), bundleMagic)
 	for cut := i; cut < i+200; cut += 7 {
-		if es, _ := ParseOffloadBundles(data[:cut]); len(es) != 0 {
+		if es, _ := parseOffloadBundles(data[:cut]); len(es) != 0 {
 			t.Fatalf("bundle cut at %d gave %+v", cut-i, es)
 		}
 	}
@@ -92,28 +92,28 @@ func TestCheckHIPObjectAgainstMachine(t *testing.T) {
 	ctx := context.Background()
 	t.Run("strix halo machine", func(t *testing.T) {
 		env := isolated(t, t.TempDir())
-		env[EnvKFD] = kfdTree(t, []uint64{0, 110501})
+		env[envKFD] = kfdTree(t, []uint64{0, 110501})
 		rep, err := Check(ctx, obj, Options{Env: testEnv(env)})
-		var mm *MismatchError
+		var mm *mismatchError
 		if !errors.As(err, &mm) {
 			t.Fatalf("err = %v, want a *MismatchError", err)
 		}
 		want := "built for gfx1030;gfx90a, this machine has gfx1151 (kfd nodes 1): no code for gfx1151 (it would fail with hipErrorNoBinaryForGpu); rebuild with MLX_ROCM_ARCHITECTURES=gfx1151"
-		if err.Error() != want || !reflect.DeepEqual(rep.Missing, []string{"gfx1151"}) {
-			t.Errorf("got %q, missing %v\nwant %q", err, rep.Missing, want)
+		if err.Error() != want || !reflect.DeepEqual(rep.missing, []string{"gfx1151"}) {
+			t.Errorf("got %q, missing %v\nwant %q", err, rep.missing, want)
 		}
 	})
 	t.Run("matching machine", func(t *testing.T) {
 		env := isolated(t, t.TempDir())
-		env[EnvKFD] = kfdTree(t, []uint64{0, 90010, 100300, 90010})
+		env[envKFD] = kfdTree(t, []uint64{0, 90010, 100300, 90010})
 		rep, err := Check(ctx, obj, Options{Env: testEnv(env)})
-		if err != nil || len(rep.Missing) != 0 || !strings.Contains(rep.Lines[0], "every GPU has code") {
+		if err != nil || len(rep.missing) != 0 || !strings.Contains(rep.Lines[0], "every GPU has code") {
 			t.Errorf("got %+v, %v", rep, err)
 		}
 	})
 	t.Run("requested subset", func(t *testing.T) {
 		env := isolated(t, t.TempDir())
-		env[EnvROCm] = "gfx90a"
+		env[envROCm] = "gfx90a"
 		rep, err := Check(ctx, obj, Options{Env: testEnv(env)})
 		if err != nil || !strings.Contains(rep.Lines[0], "the requested targets are gfx90a (MLX_ROCM_ARCHITECTURES)") {
 			t.Errorf("got %+v, %v", rep, err)

@@ -12,4 +12,8 @@
 // (family and wavefront size, from LLVM's AMDGPUUsage). Probes run through
 // package proc with a timeout, so a hanging rocminfo costs seconds, not a CI
 // job. The package knows nothing about CMake.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package arch

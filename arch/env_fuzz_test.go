@@ -17,11 +17,11 @@ func envOptions(name, v, dir string) Options {
 		switch k {
 		case name:
 			return v
-		case EnvKFD:
+		case envKFD:
 			return dir + "/no-topology"
 		case "PATH":
 			return dir
-		case EnvProbeTimeout:
+		case envProbeTimeout:
 			return "1s"
 		}
 		return ""
@@ -36,7 +36,7 @@ func envOptions(name, v, dir string) Options {
 func FuzzArchEnv(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, v string, cuda bool) {
-		backend, name, resolve := ROCm, EnvROCm, ResolveROCm
+		backend, name, resolve := ROCm, envROCm, ResolveROCm
 		if cuda {
 			backend, name, resolve = CUDA, EnvCUDA, ResolveCUDA
 		}
@@ -54,7 +54,7 @@ func FuzzArchEnv(f *testing.F) {
 			t.Fatalf("%s=%q resolved to %q from %q", name, v, r.Targets, r.Source)
 		}
 		for i, a := range r.Targets {
-			if err := Validate(backend, a); err != nil {
+			if err := validate(backend, a); err != nil {
 				t.Fatalf("%s=%q gave invalid %q: %v", name, v, a, err)
 			}
 			if i > 0 && r.Targets[i-1] == a {

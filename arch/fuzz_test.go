@@ -11,13 +11,13 @@ import (
 
 func FuzzParseRocminfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, a := range ParseRocminfo(data) {
-			if a.GPU() {
-				if err := Validate(ROCm, a.Name); err != nil {
+		for _, a := range parseRocminfo(data) {
+			if a.gpu() {
+				if err := validate(ROCm, a.name); err != nil {
 					t.Fatalf("GPU agent %+v has an invalid name: %v", a, err)
 				}
-				if strings.ContainsAny(a.Name, ";$ \t\n") {
-					t.Fatalf("GPU agent name %q carries a separator", a.Name)
+				if strings.ContainsAny(a.name, ";$ \t\n") {
+					t.Fatalf("GPU agent name %q carries a separator", a.name)
 				}
 			}
 		}
@@ -26,12 +26,12 @@ func FuzzParseRocminfo(f *testing.F) {
 
 func FuzzParseNvidiaSMI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		archs, err := ParseNvidiaSMI(data)
+		archs, err := parseNvidiaSMI(data)
 		if err != nil && len(archs) > 0 {
 			t.Fatalf("error %v with results %v", err, archs)
 		}
 		for _, a := range archs {
-			if err := Validate(CUDA, a); err != nil {
+			if err := validate(CUDA, a); err != nil {
 				t.Fatalf("row gave %q: %v", a, err)
 			}
 		}
@@ -40,22 +40,22 @@ func FuzzParseNvidiaSMI(f *testing.F) {
 
 func FuzzParseKFDProperties(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n, err := ParseKFDProperties(data)
+		n, err := parseKFDProperties(data)
 		if err != nil {
 			return
 		}
-		g := n.Gfx()
-		if (g == "") != (n.GfxTargetVersion == 0) || (g != "" && !strings.HasPrefix(g, "gfx")) {
-			t.Fatalf("gfx_target_version %d decodes to %q", n.GfxTargetVersion, g)
+		g := n.gfx()
+		if (g == "") != (n.gfxTargetVersion == 0) || (g != "" && !strings.HasPrefix(g, "gfx")) {
+			t.Fatalf("gfx_target_version %d decodes to %q", n.gfxTargetVersion, g)
 		}
 	})
 }
 
 func FuzzParseOffloadBundles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, _ := ParseOffloadBundles(data)
+		entries, _ := parseOffloadBundles(data)
 		for _, e := range entries {
-			if e.Offset > uint64(len(data)) || e.Size > uint64(len(data)) || !printable(e.Triple) {
+			if e.offset > uint64(len(data)) || e.size > uint64(len(data)) || !printable(e.triple) {
 				t.Fatalf("entry %+v does not fit %d bytes of data", e, len(data))
 			}
 		}
@@ -64,7 +64,7 @@ func FuzzParseOffloadBundles(f *testing.F) {
 
 func FuzzParseArchive(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		members, err := ParseArchive(data)
+		members, err := parseArchive(data)
 		if err != nil {
 			if len(members) > 0 {
 				t.Fatalf("error %v with %d members", err, len(members))
@@ -73,7 +73,7 @@ func FuzzParseArchive(f *testing.F) {
 		}
 		total := 0
 		for _, m := range members {
-			total += len(m.Data)
+			total += len(m.data)
 		}
 		if total > len(data) {
 			t.Fatalf("members hold %d bytes of a %d-byte archive", total, len(data))

@@ -19,7 +19,7 @@ func isolated(t testing.TB, bin string) map[string]string {
 	t.Helper()
 	empty := t.TempDir()
 	return map[string]string{
-		EnvKFD:      filepath.Join(empty, "no-kfd"),
+		envKFD:      filepath.Join(empty, "no-kfd"),
 		"ROCM_PATH": empty,
 		"CUDA_HOME": empty,
 		"PATH":      bin,

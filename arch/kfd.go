@@ -11,36 +11,36 @@ import (
 	"strings"
 )
 
-// DefaultKFDTopology is where the amdgpu driver publishes its topology.
-const DefaultKFDTopology = "/sys/class/kfd/kfd/topology/nodes"
+// defaultKFDTopology is where the amdgpu driver publishes its topology.
+const defaultKFDTopology = "/sys/class/kfd/kfd/topology/nodes"
 
-// KFDNode is one node of the KFD topology.
-type KFDNode struct {
-	ID               int    // the node directory's number
-	GfxTargetVersion uint64 // 0 on CPU nodes
-	VendorID         uint64
-	DeviceID         uint64
+// kfdNode is one node of the KFD topology.
+type kfdNode struct {
+	id               int    // the node directory's number
+	gfxTargetVersion uint64 // 0 on CPU nodes
+	vendorID         uint64
+	deviceID         uint64
 }
 
-// Gfx returns the node's processor name, or "" for a CPU node.
-func (n KFDNode) Gfx() string { return DecodeGfxTargetVersion(n.GfxTargetVersion) }
+// gfx returns the node's processor name, or "" for a CPU node.
+func (n kfdNode) gfx() string { return decodeGfxTargetVersion(n.gfxTargetVersion) }
 
-// DecodeGfxTargetVersion turns KFD's gfx_target_version into a processor
+// decodeGfxTargetVersion turns KFD's gfx_target_version into a processor
 // name the way ollama does: major = v/10000 in decimal, minor = (v/100)%100
 // and stepping = v%100 printed in hex, so 90010 is gfx90a, 110501 gfx1151
 // and 90402 gfx942. Zero (a CPU node) gives "".
-func DecodeGfxTargetVersion(v uint64) string {
+func decodeGfxTargetVersion(v uint64) string {
 	if v == 0 {
 		return ""
 	}
 	return fmt.Sprintf("gfx%d%x%x", v/10000, (v/100)%100, v%100)
 }
 
-// ParseKFDProperties reads one node's properties file: "key value" lines
+// parseKFDProperties reads one node's properties file: "key value" lines
 // with decimal values. Unknown keys are ignored; a malformed value of a key
 // the probe uses is an error.
-func ParseKFDProperties(data []byte) (KFDNode, error) {
-	var n KFDNode
+func parseKFDProperties(data []byte) (kfdNode, error) {
+	var n kfdNode
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	line := 0
@@ -53,34 +53,34 @@ func ParseKFDProperties(data []byte) (KFDNode, error) {
 		var dst *uint64
 		switch key {
 		case "gfx_target_version":
-			dst = &n.GfxTargetVersion
+			dst = &n.gfxTargetVersion
 		case "vendor_id":
-			dst = &n.VendorID
+			dst = &n.vendorID
 		case "device_id":
-			dst = &n.DeviceID
+			dst = &n.deviceID
 		default:
 			continue
 		}
 		v, err := strconv.ParseUint(strings.TrimSpace(val), 10, 64)
 		if err != nil {
-			return KFDNode{}, fmt.Errorf("line %d: %s %q is not a decimal number", line, key, strings.TrimSpace(val))
+			return kfdNode{}, fmt.Errorf("line %d: %s %q is not a decimal number", line, key, strings.TrimSpace(val))
 		}
 		*dst = v
 	}
 	if err := sc.Err(); err != nil {
-		return KFDNode{}, err
+		return kfdNode{}, err
 	}
 	return n, nil
 }
 
-// ReadKFD reads every numbered node under dir, sorted by number (node 10
+// readKFD reads every numbered node under dir, sorted by number (node 10
 // after node 9, not after node 1). Entries that are not numbers are skipped.
-func ReadKFD(dir string) ([]KFDNode, error) {
+func readKFD(dir string) ([]kfdNode, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var nodes []KFDNode
+	var nodes []kfdNode
 	for _, e := range entries {
 		id, err := strconv.Atoi(e.Name())
 		if err != nil || id < 0 {
@@ -91,13 +91,13 @@ func ReadKFD(dir string) ([]KFDNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, err := ParseKFDProperties(data)
+		n, err := parseKFDProperties(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		n.ID = id
+		n.id = id
 		nodes = append(nodes, n)
 	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].id < nodes[j].id })
 	return nodes, nil
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// ErrNoComputeCap means nvidia-smi does not know the compute_cap query field
+// errNoComputeCap means nvidia-smi does not know the compute_cap query field
 // (drivers older than 510 print `Field "compute_cap" is not a valid field to
 // query.`).
-var ErrNoComputeCap = errors.New(`nvidia-smi does not know the compute_cap field (it needs NVIDIA driver 510 or newer)`)
+var errNoComputeCap = errors.New(`nvidia-smi does not know the compute_cap field (it needs NVIDIA driver 510 or newer)`)
 
-// ParseNvidiaSMI reads the output of
+// parseNvidiaSMI reads the output of
 // `nvidia-smi --query-gpu=compute_cap --format=csv,noheader`: one "X.Y" row
 // per GPU. It returns the CMake architecture of each row, in row order:
 // "8.6" is "86", and 90 <= SM < 100 gets the "a" suffix (sm_90a's
@@ -20,10 +20,10 @@ var ErrNoComputeCap = errors.New(`nvidia-smi does not know the compute_cap field
 // A "compute_cap" header row is skipped, and so are columns after the
 // first (a query of several fields with compute_cap first reads the same);
 // anything else that is not X.Y is an error naming the row.
-func ParseNvidiaSMI(out []byte) ([]string, error) {
+func parseNvidiaSMI(out []byte) ([]string, error) {
 	text := string(out)
 	if strings.Contains(text, "is not a valid field to query") {
-		return nil, ErrNoComputeCap
+		return nil, errNoComputeCap
 	}
 	var archs []string
 	row := 0

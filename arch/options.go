@@ -13,16 +13,16 @@ import (
 
 // Environment variables this package reads.
 const (
-	EnvROCm         = "MLX_ROCM_ARCHITECTURES"
+	envROCm         = "MLX_ROCM_ARCHITECTURES"
 	EnvCUDA         = "MLX_CUDA_ARCHITECTURES"
-	EnvKFD          = "MLXBUILD_KFD_TOPOLOGY"
-	EnvProbeTimeout = "MLXBUILD_PROBE_TIMEOUT"
+	envKFD          = "MLXBUILD_KFD_TOPOLOGY"
+	envProbeTimeout = "MLXBUILD_PROBE_TIMEOUT"
 )
 
-// DefaultProbeTimeout bounds each probe when MLXBUILD_PROBE_TIMEOUT is unset.
+// defaultProbeTimeout bounds each probe when MLXBUILD_PROBE_TIMEOUT is unset.
 // rocminfo answers in well under a second when it works; CI machines have
 // seen it hang for minutes.
-const DefaultProbeTimeout = 15 * time.Second
+const defaultProbeTimeout = 15 * time.Second
 
 // Options configures a resolution.
 type Options struct {
@@ -63,7 +63,7 @@ type Result struct {
 	Targets  []string // validated, sorted, deduplicated
 	Source   string   // e.g. "env MLX_ROCM_ARCHITECTURES", "kfd nodes 1,2", "nvidia-smi rows 0-7"
 	Warnings []string
-	Tried    []string // what was tried, in order, for the failure message
+	tried    []string // what was tried, in order, for the failure message
 }
 
 func (o Options) getenv(k string) string {
@@ -104,40 +104,40 @@ func (o Options) childEnv() []string {
 // probeTimeout reads MLXBUILD_PROBE_TIMEOUT: a Go duration ("500ms", "2m")
 // or a number of seconds ("20", "0.5").
 func (o Options) probeTimeout() (time.Duration, error) {
-	s := strings.TrimSpace(o.getenv(EnvProbeTimeout))
+	s := strings.TrimSpace(o.getenv(envProbeTimeout))
 	if s == "" {
-		return DefaultProbeTimeout, nil
+		return defaultProbeTimeout, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		f, ferr := strconv.ParseFloat(s, 64)
 		if ferr != nil {
-			return 0, &InvalidEnvError{Var: EnvProbeTimeout, Value: s, Why: "not a duration", Fix: `use a Go duration such as "15s" or a number of seconds`}
+			return 0, &invalidEnvError{variable: envProbeTimeout, value: s, why: "not a duration", fix: `use a Go duration such as "15s" or a number of seconds`}
 		}
 		d = time.Duration(f * float64(time.Second))
 	}
 	if d <= 0 {
-		return 0, &InvalidEnvError{Var: EnvProbeTimeout, Value: s, Why: "not positive", Fix: `use a duration such as "15s"`}
+		return 0, &invalidEnvError{variable: envProbeTimeout, value: s, why: "not positive", fix: `use a duration such as "15s"`}
 	}
 	return d, nil
 }
 
-// InvalidEnvError is an environment variable with a value that cannot be
+// invalidEnvError is an environment variable with a value that cannot be
 // used. It is a configuration error.
-type InvalidEnvError struct {
-	Var, Value, Why, Fix string
-	Err                  error
+type invalidEnvError struct {
+	variable, value, why, fix string
+	err                       error
 }
 
-func (e *InvalidEnvError) Error() string {
-	msg := fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Why)
-	if e.Err != nil {
-		msg = fmt.Sprintf("%s=%q: %v", e.Var, e.Value, e.Err)
+func (e *invalidEnvError) Error() string {
+	msg := fmt.Sprintf("%s=%q: %s", e.variable, e.value, e.why)
+	if e.err != nil {
+		msg = fmt.Sprintf("%s=%q: %v", e.variable, e.value, e.err)
 	}
-	return msg + "; " + e.Fix
+	return msg + "; " + e.fix
 }
 
-func (e *InvalidEnvError) Unwrap() error { return e.Err }
+func (e *invalidEnvError) Unwrap() error { return e.err }
 
 // findTool looks for an executable named name in dir first (ROCM_PATH/bin or
 // CUDA_HOME/bin), then in the PATH that Options gives (not necessarily the
@@ -162,4 +162,4 @@ func (o Options) findTool(name, dir string) (string, bool) {
 
 // Kind is configuration: a variable that does not parse is the user's to
 // fix.
-func (e *InvalidEnvError) Kind() fail.Kind { return fail.Config }
+func (e *invalidEnvError) Kind() fail.Kind { return fail.Config }

@@ -20,13 +20,13 @@ func readFixture(t testing.TB, name string) []byte {
 
 // gpuNames returns the sorted, deduplicated GPU agent names and the agent
 // numbers they came from.
-func gpuNames(agents []Agent) ([]string, []int) {
+func gpuNames(agents []agent) ([]string, []int) {
 	var names []string
 	var nums []int
 	for _, a := range agents {
-		if a.GPU() {
-			names = append(names, a.Name)
-			nums = append(nums, a.Number)
+		if a.gpu() {
+			names = append(names, a.name)
+			nums = append(nums, a.number)
 		}
 	}
 	return dedupe(names, func(a, b string) bool { return a < b }), nums
@@ -72,7 +72,7 @@ func TestParseRocminfoRecordedOutputs(t *testing.T) {
 				name string
 				data []byte
 			}{{"as recorded", raw}, {"indentation stripped, CRLF", stripIndent(raw)}} {
-				gpus, nums := gpuNames(ParseRocminfo(variant.data))
+				gpus, nums := gpuNames(parseRocminfo(variant.data))
 				if !reflect.DeepEqual(gpus, c.gpus) || !reflect.DeepEqual(nums, c.agents) {
 					t.Errorf("%s: GPUs %v from agents %v, want %v from %v", variant.name, gpus, nums, c.gpus, c.agents)
 				}
@@ -82,16 +82,16 @@ func TestParseRocminfoRecordedOutputs(t *testing.T) {
 }
 
 func TestRocminfoAgentFields(t *testing.T) {
-	agents := ParseRocminfo(readFixture(t, "rocminfo/strix-halo-cpu-agent-radeon-name.txt"))
+	agents := parseRocminfo(readFixture(t, "rocminfo/strix-halo-cpu-agent-radeon-name.txt"))
 	if len(agents) != 1 {
 		t.Fatalf("agents = %+v, want one CPU agent", agents)
 	}
 	a := agents[0]
-	if a.Number != 1 || a.DeviceType != "CPU" || a.Node != 0 || !strings.Contains(a.Name, "Radeon") || a.GPU() {
-		t.Errorf("CPU agent = %+v (GPU()=%v): want agent 1, CPU, node 0, a name with Radeon, not a GPU", a, a.GPU())
+	if a.number != 1 || a.deviceType != "CPU" || a.node != 0 || !strings.Contains(a.name, "Radeon") || a.gpu() {
+		t.Errorf("CPU agent = %+v (GPU()=%v): want agent 1, CPU, node 0, a name with Radeon, not a GPU", a, a.gpu())
 	}
-	g := ParseRocminfo(readFixture(t, "rocminfo/mi250x-agent16.txt"))
-	if len(g) != 1 || g[0].Node != 15 || g[0].DeviceType != "GPU" {
+	g := parseRocminfo(readFixture(t, "rocminfo/mi250x-agent16.txt"))
+	if len(g) != 1 || g[0].node != 15 || g[0].deviceType != "GPU" {
 		t.Errorf("MI250X agents = %+v, want one GPU agent on node 15", g)
 	}
 }
@@ -102,12 +102,12 @@ func TestParseNvidiaSMIRecordedOutputs(t *testing.T) {
 		archs   []string
 		err     error
 	}{
-		{"unsupported-field", nil, ErrNoComputeCap},
+		{"unsupported-field", nil, errNoComputeCap},
 		{"single-8.9-with-header", []string{"89"}, nil},
 		{"single-6.1-with-header", []string{"61"}, nil},
 		{"mixed-titanv-rtx5880", []string{"70", "89"}, nil},
 		{"h200x2-noheader", []string{"90a", "90a"}, nil},
-		{"driver580-invalid-field", nil, ErrNoComputeCap},
+		{"driver580-invalid-field", nil, errNoComputeCap},
 		{"aitemplate-4x-8.6-noheader", []string{"86", "86", "86", "86"}, nil},
 	}
 	for _, c := range cases {
@@ -120,7 +120,7 @@ func TestParseNvidiaSMIRecordedOutputs(t *testing.T) {
 				name string
 				data []byte
 			}{{"as recorded", raw}, {"spaces stripped, CRLF", stripIndent(raw)}} {
-				got, err := ParseNvidiaSMI(variant.data)
+				got, err := parseNvidiaSMI(variant.data)
 				if !errors.Is(err, c.err) || !reflect.DeepEqual(got, c.archs) {
 					t.Errorf("%s: got %v, %v; want %v, %v", variant.name, got, err, c.archs, c.err)
 				}
@@ -145,18 +145,18 @@ func TestSMFromCap(t *testing.T) {
 func TestDecodeGfxTargetVersion(t *testing.T) {
 	for v, want := range map[uint64]string{0: "", 90010: "gfx90a", 110501: "gfx1151", 90402: "gfx942",
 		100306: "gfx1036", 90012: "gfx90c", 120001: "gfx1201", 80003: "gfx803", 90500: "gfx950"} {
-		if got := DecodeGfxTargetVersion(v); got != want {
+		if got := decodeGfxTargetVersion(v); got != want {
 			t.Errorf("DecodeGfxTargetVersion(%d) = %q, want %q", v, got, want)
 		}
 	}
 }
 
 func TestParseKFDProperties(t *testing.T) {
-	n, err := ParseKFDProperties(readFixture(t, "kfd/raphael-7900xtx/2/properties"))
-	if err != nil || n.GfxTargetVersion != 100306 || n.VendorID != 4098 || n.DeviceID != 5710 || n.Gfx() != "gfx1036" {
+	n, err := parseKFDProperties(readFixture(t, "kfd/raphael-7900xtx/2/properties"))
+	if err != nil || n.gfxTargetVersion != 100306 || n.vendorID != 4098 || n.deviceID != 5710 || n.gfx() != "gfx1036" {
 		t.Errorf("node 2 = %+v, %v; want gfx_target_version 100306 (gfx1036), vendor 4098, device 5710", n, err)
 	}
-	if _, err := ParseKFDProperties([]byte("gfx_target_version 11o000\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+	if _, err := parseKFDProperties([]byte("gfx_target_version 11o000\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("malformed value: err = %v, want one naming line 1", err)
 	}
 }

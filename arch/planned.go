@@ -8,29 +8,29 @@ import (
 	"strings"
 )
 
-// InspectArchive is Inspect for a static archive, member by member: one
+// InspectArchive is inspect for a static archive, member by member: one
 // Binary per object file that holds HIP offload bundles (named
 // "lib.a(member.o)"), and, when the archive holds CUDA fat binaries, one
 // Binary for the whole archive with its sm_ targets (cuobjdump reads the
-// archive as a whole). A file that is not an archive gives Inspect's answer.
+// archive as a whole). A file that is not an archive gives inspect's answer.
 func InspectArchive(ctx context.Context, file string, o Options) ([]Binary, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	if !IsArchive(data) {
-		b, err := Inspect(ctx, file, o)
+	if !isArchive(data) {
+		b, err := inspect(ctx, file, o)
 		return []Binary{b}, err
 	}
-	members, err := ParseArchive(data)
+	members, err := parseArchive(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	var out []Binary
 	for _, m := range members {
-		gfx, notes := rocmTargets(m.Data)
+		gfx, notes := rocmTargets(m.data)
 		if len(gfx) > 0 || len(notes) > 0 {
-			out = append(out, Binary{File: file + "(" + m.Name + ")", ROCm: gfx, Notes: notes})
+			out = append(out, Binary{File: file + "(" + m.name + ")", ROCm: gfx, Notes: notes})
 		}
 	}
 	if containsCUDA(data) {
@@ -43,12 +43,12 @@ func InspectArchive(ctx context.Context, file string, o Options) ([]Binary, erro
 	return out, nil
 }
 
-// PlanMismatch is how the code objects of one built file differ from the
+// planMismatch is how the code objects of one built file differ from the
 // architectures the link plan promises.
-type PlanMismatch struct {
+type planMismatch struct {
 	Built   []string // what the file holds: gfx targets, or sm_/compute_ names
-	Missing []string // planned architectures the file has no code for
-	Extra   []string // code for architectures the plan does not name
+	missing []string // planned architectures the file has no code for
+	extra   []string // code for architectures the plan does not name
 }
 
 // ComparePlanned compares a built file with the planned list (the CMake
@@ -61,23 +61,23 @@ type PlanMismatch struct {
 // and PTX to expect. backend (ROCm or CUDA) says which of the file's code
 // to compare. ok is false when the plan holds a CMake keyword (native, all,
 // all-major), which cannot be compared.
-func ComparePlanned(backend string, b Binary, planned []string) (m PlanMismatch, ok bool) {
+func ComparePlanned(backend string, b Binary, planned []string) (m planMismatch, ok bool) {
 	if backend == ROCm {
 		m.Built = b.ROCm
 		want := map[string]bool{}
 		for _, p := range planned {
-			want[Processor(p)] = true
+			want[processor(p)] = true
 		}
 		have := map[string]bool{}
 		for _, t := range b.ROCm {
-			have[Processor(t)] = true
-			if !want[Processor(t)] {
-				m.Extra = append(m.Extra, t)
+			have[processor(t)] = true
+			if !want[processor(t)] {
+				m.extra = append(m.extra, t)
 			}
 		}
 		for _, p := range planned {
-			if !have[Processor(p)] {
-				m.Missing = append(m.Missing, p)
+			if !have[processor(p)] {
+				m.missing = append(m.missing, p)
 			}
 		}
 		return m, true
@@ -106,12 +106,12 @@ func ComparePlanned(backend string, b Binary, planned []string) (m PlanMismatch,
 		for _, g := range got {
 			have[g] = true
 			if !want[g] {
-				m.Extra = append(m.Extra, name(g))
+				m.extra = append(m.extra, name(g))
 			}
 		}
 		for _, w := range sortedKeys(want) {
 			if !have[w] {
-				m.Missing = append(m.Missing, name(w))
+				m.missing = append(m.missing, name(w))
 			}
 		}
 	}
@@ -121,16 +121,16 @@ func ComparePlanned(backend string, b Binary, planned []string) (m PlanMismatch,
 }
 
 // Differs reports whether the file and the plan disagree.
-func (m PlanMismatch) Differs() bool { return len(m.Missing) > 0 || len(m.Extra) > 0 }
+func (m planMismatch) Differs() bool { return len(m.missing) > 0 || len(m.extra) > 0 }
 
 // String says how they disagree: "no code for gfx1030; code for gfx90a, which the plan does not name".
-func (m PlanMismatch) String() string {
+func (m planMismatch) String() string {
 	var parts []string
-	if len(m.Missing) > 0 {
-		parts = append(parts, "no code for "+Join(m.Missing))
+	if len(m.missing) > 0 {
+		parts = append(parts, "no code for "+Join(m.missing))
 	}
-	if len(m.Extra) > 0 {
-		parts = append(parts, "code for "+Join(m.Extra)+", which the plan does not name")
+	if len(m.extra) > 0 {
+		parts = append(parts, "code for "+Join(m.extra)+", which the plan does not name")
 	}
 	return strings.Join(parts, "; ")
 }

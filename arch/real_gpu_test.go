@@ -42,7 +42,7 @@ func TestCUDARealNvidiaSMI(t *testing.T) {
 		t.Errorf("source %q, want %q (nvidia-smi -L lists %d GPUs)", r.Source, want, gpus)
 	}
 	for _, a := range r.Targets {
-		if err := Validate(CUDA, a); err != nil {
+		if err := validate(CUDA, a); err != nil {
 			t.Error(err)
 		}
 	}

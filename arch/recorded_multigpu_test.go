@@ -43,11 +43,11 @@ func TestROCmRocminfoRecordedMultiGPU(t *testing.T) {
 					t.Errorf("%s: got %v from %q (warnings %q), %v; want %s from %s, no warnings",
 						variant.name, r.Targets, r.Source, r.Warnings, err, c.targets, c.source)
 				}
-				agents := ParseRocminfo(variant.data)
+				agents := parseRocminfo(variant.data)
 				var nodes []int
 				for _, a := range agents {
-					if a.GPU() {
-						nodes = append(nodes, a.Node)
+					if a.gpu() {
+						nodes = append(nodes, a.node)
 					}
 				}
 				if len(agents) != c.agents || !reflect.DeepEqual(nodes, c.nodes) {
@@ -97,7 +97,7 @@ func TestCUDANvidiaSMIRecordedMultiGPU(t *testing.T) {
 // paste puts the GPU name where mlxbuild's own query has the capability.
 // The parser must refuse it, naming the row, rather than guess a column.
 func TestParseNvidiaSMINameFirstIsRefused(t *testing.T) {
-	archs, err := ParseNvidiaSMI(readFixture(t, "nvidia-smi/cutlass-8x-h100-name-first.txt"))
+	archs, err := parseNvidiaSMI(readFixture(t, "nvidia-smi/cutlass-8x-h100-name-first.txt"))
 	if err == nil || archs != nil || !strings.Contains(err.Error(), "row 0") || !strings.Contains(err.Error(), `"name"`) {
 		t.Errorf("got %v, %v; want no result and an error naming row 0 and its \"name\" cell", archs, err)
 	}

@@ -34,19 +34,19 @@ func ResolveCUDA(ctx context.Context, o Options) (Result, error) {
 		}
 		return finish(CUDA, r, targets, "env "+name), nil
 	}
-	r.Tried = append(r.Tried, "env "+name+": not set")
+	r.tried = append(r.tried, "env "+name+": not set")
 
 	for _, probe := range o.probes("nvidia-smi") {
 		if probe != "nvidia-smi" {
 			return r, fail.Configf("architectures.probes: %q does not find CUDA GPUs; use nvidia-smi", probe)
 		}
 		targets, src, tried := probeNvidiaSMI(ctx, o, timeout)
-		r.Tried = append(r.Tried, tried)
+		r.tried = append(r.tried, tried)
 		if len(targets) > 0 {
 			return finish(CUDA, r, targets, src), nil
 		}
 	}
-	return fromDefault(CUDA, r, o.Default, &ResolveError{Backend: CUDA, Var: name, Example: "86;90a"})
+	return fromDefault(CUDA, r, o.Default, &ResolveError{backend: CUDA, variable: name, example: "86;90a"})
 }
 
 // probeNvidiaSMI runs nvidia-smi ($CUDA_HOME/bin, then PATH).
@@ -67,17 +67,17 @@ func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []
 	defer cancel()
 	res, err := proc.Run(cctx, proc.Cmd{Path: path, Args: []string{"--query-gpu=compute_cap", "--format=csv,noheader"}, Env: o.childEnv()})
 	if res.TimedOut {
-		return nil, "", fmt.Sprintf("nvidia-smi (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, EnvProbeTimeout)
+		return nil, "", fmt.Sprintf("nvidia-smi (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, envProbeTimeout)
 	}
 	// Old drivers exit 2 and explain on stdout; parse before judging the exit.
-	archs, perr := ParseNvidiaSMI(append(append([]byte(nil), res.Stdout...), res.Stderr...))
-	if errors.Is(perr, ErrNoComputeCap) {
+	archs, perr := parseNvidiaSMI(append(append([]byte(nil), res.Stdout...), res.Stderr...))
+	if errors.Is(perr, errNoComputeCap) {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
 	}
 	if err != nil {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %s", path, describeFailure(res, err))
 	}
-	archs, perr = ParseNvidiaSMI(res.Stdout)
+	archs, perr = parseNvidiaSMI(res.Stdout)
 	if perr != nil {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
 	}

@@ -28,7 +28,7 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	name := o.variable(EnvROCm)
+	name := o.variable(envROCm)
 	if v := o.getenv(name); strings.TrimSpace(v) != "" {
 		targets, err := fromEnv(ROCm, name, v)
 		if err != nil {
@@ -36,7 +36,7 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 		}
 		return finish(ROCm, r, targets, "env "+name), nil
 	}
-	r.Tried = append(r.Tried, "env "+name+": not set")
+	r.tried = append(r.tried, "env "+name+": not set")
 
 	for _, probe := range o.probes("kfd", "rocminfo") {
 		var targets []string
@@ -56,13 +56,13 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 		default:
 			return r, fail.Configf("architectures.probes: %q does not find ROCm GPUs; use kfd or rocminfo", probe)
 		}
-		r.Tried = append(r.Tried, tried)
+		r.tried = append(r.tried, tried)
 		r.Warnings = append(r.Warnings, warns...)
 		if len(targets) > 0 {
 			return finish(ROCm, r, targets, src), nil
 		}
 	}
-	return fromDefault(ROCm, r, o.Default, &ResolveError{Backend: ROCm, Var: name, Example: "gfx1100;gfx1151"})
+	return fromDefault(ROCm, r, o.Default, &ResolveError{backend: ROCm, variable: name, example: "gfx1100;gfx1151"})
 }
 
 // fromEnv splits and validates a user's list.
@@ -71,14 +71,14 @@ func fromEnv(backend, name, v string) ([]string, error) {
 	if len(items) == 0 {
 		// ";" or " , " is set but names nothing: an empty list would reach
 		// CMake, which then builds for its own default (gfx803 here).
-		return nil, &InvalidEnvError{Var: name, Value: v, Why: "lists no architecture", Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend) + ", or unset it to detect the GPUs"}
+		return nil, &invalidEnvError{variable: name, value: v, why: "lists no architecture", fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend) + ", or unset it to detect the GPUs"}
 	}
 	for _, it := range items {
-		if err := ValidateKnown(backend, it); err != nil {
-			return nil, &InvalidEnvError{Var: name, Value: v, Err: err, Fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend)}
+		if err := validateKnown(backend, it); err != nil {
+			return nil, &invalidEnvError{variable: name, value: v, err: err, fix: "set it to a list separated by ';', ',' or spaces, e.g. " + exampleFor(backend)}
 		}
 		if cudaKeywords[it] && len(items) > 1 {
-			return nil, &InvalidEnvError{Var: name, Value: v, Why: fmt.Sprintf("CMake keyword %q must stand alone", it), Fix: "use the keyword by itself or list the architectures"}
+			return nil, &invalidEnvError{variable: name, value: v, why: fmt.Sprintf("CMake keyword %q must stand alone", it), fix: "use the keyword by itself or list the architectures"}
 		}
 	}
 	return items, nil
@@ -95,15 +95,15 @@ func exampleFor(backend string) string {
 func fromDefault(backend string, r Result, def []string, none *ResolveError) (Result, error) {
 	if len(def) > 0 {
 		for _, d := range def {
-			if err := ValidateKnown(backend, d); err != nil {
+			if err := validateKnown(backend, d); err != nil {
 				return r, fail.AsConfig(fmt.Errorf("the spec's default %s architectures: %w; fix the spec's list", backend, err))
 			}
 		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("no GPU found; building for the spec's default list %s (set %s to choose)", Join(def), none.Var))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("no GPU found; building for the spec's default list %s (set %s to choose)", Join(def), none.variable))
 		return finish(backend, r, def, "spec default"), nil
 	}
-	r.Tried = append(r.Tried, "spec default: none")
-	none.Tried = r.Tried
+	r.tried = append(r.tried, "spec default: none")
+	none.tried = r.tried
 	none.Warnings = r.Warnings
 	return r, none
 }
@@ -127,11 +127,11 @@ func finish(backend string, r Result, targets []string, source string) Result {
 // probeKFD reads the KFD topology: every node with a non-zero
 // gfx_target_version is a GPU.
 func probeKFD(o Options) (targets []string, source, tried string, warns []string) {
-	dir := o.getenv(EnvKFD)
+	dir := o.getenv(envKFD)
 	if dir == "" {
 		dir = kernelKFD
 	}
-	nodes, err := ReadKFD(dir)
+	nodes, err := readKFD(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, "", fmt.Sprintf("kfd %s: does not exist (amdgpu driver not loaded, or no AMD GPU)", dir), nil
@@ -140,16 +140,16 @@ func probeKFD(o Options) (targets []string, source, tried string, warns []string
 	}
 	var ids []int
 	for _, n := range nodes {
-		g := n.Gfx()
+		g := n.gfx()
 		if g == "" {
 			continue
 		}
-		if err := Validate(ROCm, g); err != nil {
-			warns = append(warns, fmt.Sprintf("kfd node %d: gfx_target_version %d decodes to %q, which is not a valid target; skipped", n.ID, n.GfxTargetVersion, g))
+		if err := validate(ROCm, g); err != nil {
+			warns = append(warns, fmt.Sprintf("kfd node %d: gfx_target_version %d decodes to %q, which is not a valid target; skipped", n.id, n.gfxTargetVersion, g))
 			continue
 		}
 		targets = append(targets, g)
-		ids = append(ids, n.ID)
+		ids = append(ids, n.id)
 	}
 	if len(targets) == 0 {
 		return nil, "", fmt.Sprintf("kfd %s: %d nodes, none a GPU", dir, len(nodes)), warns
@@ -160,7 +160,7 @@ func probeKFD(o Options) (targets []string, source, tried string, warns []string
 
 // kernelKFD is the topology the amdgpu driver publishes and ROCr reads; a
 // variable so a test can point it at a directory it controls.
-var kernelKFD = DefaultKFDTopology
+var kernelKFD = defaultKFDTopology
 
 // rocminfoCannotSeeGPU reports when running rocminfo is pointless: it lists
 // the agents ROCr enumerates, and ROCr builds its agents from the kernel's
@@ -172,7 +172,7 @@ var kernelKFD = DefaultKFDTopology
 // applies only to the kernel's own path: with MLXBUILD_KFD_TOPOLOGY pointing
 // elsewhere, what rocminfo sees is not what probeKFD read.
 func rocminfoCannotSeeGPU(o Options) (string, bool) {
-	if o.getenv(EnvKFD) != "" {
+	if o.getenv(envKFD) != "" {
 		return "", false
 	}
 	if _, err := os.Stat(kernelKFD); !errors.Is(err, fs.ErrNotExist) {
@@ -197,16 +197,16 @@ func probeRocminfo(ctx context.Context, o Options, d time.Duration) (targets []s
 	res, err := proc.Run(cctx, proc.Cmd{Path: path, Env: o.childEnv()})
 	if err != nil {
 		if res.TimedOut {
-			return nil, "", fmt.Sprintf("rocminfo (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, EnvProbeTimeout), nil
+			return nil, "", fmt.Sprintf("rocminfo (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, envProbeTimeout), nil
 		}
 		return nil, "", fmt.Sprintf("rocminfo (%s): %s", path, describeFailure(res, err)), nil
 	}
-	agents := ParseRocminfo(res.Stdout)
+	agents := parseRocminfo(res.Stdout)
 	var nums []int
 	for _, a := range agents {
-		if a.GPU() {
-			targets = append(targets, a.Name)
-			nums = append(nums, a.Number)
+		if a.gpu() {
+			targets = append(targets, a.name)
+			nums = append(nums, a.number)
 		}
 	}
 	if len(targets) == 0 {
@@ -251,7 +251,7 @@ func firstLine(b []byte) string {
 func rocmEnvWarnings(o Options) []string {
 	var w []string
 	if v := o.getenv("HSA_OVERRIDE_GFX_VERSION"); v != "" {
-		w = append(w, fmt.Sprintf("HSA_OVERRIDE_GFX_VERSION=%s is set: rocminfo and the HIP runtime report %s instead of the real processor, while KFD sysfs shows the real one; if the build is meant for the override, set %s=%s", v, overrideName(v), o.variable(EnvROCm), overrideName(v)))
+		w = append(w, fmt.Sprintf("HSA_OVERRIDE_GFX_VERSION=%s is set: rocminfo and the HIP runtime report %s instead of the real processor, while KFD sysfs shows the real one; if the build is meant for the override, set %s=%s", v, overrideName(v), o.variable(envROCm), overrideName(v)))
 	}
 	for i := 0; i < 32; i++ {
 		k := "HSA_OVERRIDE_GFX_VERSION_" + strconv.Itoa(i)

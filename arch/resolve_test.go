@@ -19,8 +19,8 @@ func TestROCmEnvWins(t *testing.T) {
 	bin := t.TempDir()
 	catTool(t, bin, "rocminfo", "rocminfo/strix-halo-gfx1151.txt", 0)
 	env := isolated(t, bin)
-	env[EnvROCm] = " gfx1151, gfx90a;gfx1151 gfx1030:xnack-"
-	env[EnvKFD] = "testdata/kfd/raphael-7900xtx"
+	env[envROCm] = " gfx1151, gfx90a;gfx1151 gfx1030:xnack-"
+	env[envKFD] = "testdata/kfd/raphael-7900xtx"
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +32,10 @@ func TestROCmEnvWins(t *testing.T) {
 
 func TestROCmEnvRejectsInjection(t *testing.T) {
 	env := isolated(t, t.TempDir())
-	env[EnvROCm] = "gfx1100;$(touch /tmp/pwned)"
+	env[envROCm] = "gfx1100;$(touch /tmp/pwned)"
 	_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
-	var inv *InvalidEnvError
-	if !errors.As(err, &inv) || inv.Var != EnvROCm || !strings.Contains(err.Error(), "MLX_ROCM_ARCHITECTURES") {
+	var inv *invalidEnvError
+	if !errors.As(err, &inv) || inv.variable != envROCm || !strings.Contains(err.Error(), "MLX_ROCM_ARCHITECTURES") {
 		t.Fatalf("err = %v, want an *InvalidEnvError naming MLX_ROCM_ARCHITECTURES", err)
 	}
 }
@@ -46,16 +46,16 @@ func TestROCmEnvRejectsInjection(t *testing.T) {
 func TestEmptyArchitectureListIsRefused(t *testing.T) {
 	for _, bad := range []string{";", " , ", ";;", ",;\t"} {
 		env := isolated(t, t.TempDir())
-		env[EnvKFD] = "testdata/kfd/raphael-7900xtx"
-		env[EnvROCm] = bad
+		env[envKFD] = "testdata/kfd/raphael-7900xtx"
+		env[envROCm] = bad
 		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
-		var inv *InvalidEnvError
-		if !errors.As(err, &inv) || inv.Var != EnvROCm || inv.Kind() != fail.Config || !strings.Contains(err.Error(), "lists no architecture") {
-			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvROCm, bad, err)
+		var inv *invalidEnvError
+		if !errors.As(err, &inv) || inv.variable != envROCm || inv.Kind() != fail.Config || !strings.Contains(err.Error(), "lists no architecture") {
+			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", envROCm, bad, err)
 		}
 		env[EnvCUDA] = bad
 		_, err = ResolveCUDA(context.Background(), Options{Env: testEnv(env)})
-		if !errors.As(err, &inv) || inv.Var != EnvCUDA || !strings.Contains(err.Error(), EnvCUDA) {
+		if !errors.As(err, &inv) || inv.variable != EnvCUDA || !strings.Contains(err.Error(), EnvCUDA) {
 			t.Errorf("%s=%q: err = %v, want an *InvalidEnvError naming it", EnvCUDA, bad, err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestROCmKFDTwelveNodes(t *testing.T) {
 	// would put between 1 and 2.
 	versions := []uint64{0, 90402, 90402, 90402, 90402, 110501, 90010, 110000, 110000, 100306, 110700, 120001}
 	env := isolated(t, t.TempDir())
-	env[EnvKFD] = kfdTree(t, versions)
+	env[envKFD] = kfdTree(t, versions)
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	if err != nil {
 		t.Fatal(err)
@@ -79,20 +79,20 @@ func TestROCmKFDTwelveNodes(t *testing.T) {
 	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "gfx1170") {
 		t.Errorf("warnings = %q, want one about the unknown gfx1170", r.Warnings)
 	}
-	nodes, err := ReadKFD(env[EnvKFD])
+	nodes, err := readKFD(env[envKFD])
 	if err != nil || len(nodes) != 12 {
 		t.Fatalf("ReadKFD: %d nodes, %v", len(nodes), err)
 	}
 	for i, n := range nodes {
-		if n.ID != i {
-			t.Errorf("node %d read at position %d: nodes are not in numeric order", n.ID, i)
+		if n.id != i {
+			t.Errorf("node %d read at position %d: nodes are not in numeric order", n.id, i)
 		}
 	}
 }
 
 func TestROCmKFDRecordedHost(t *testing.T) {
 	env := isolated(t, t.TempDir())
-	env[EnvKFD] = "testdata/kfd/raphael-7900xtx"
+	env[envKFD] = "testdata/kfd/raphael-7900xtx"
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	if err != nil || Join(r.Targets) != "gfx1036;gfx1100" || r.Source != "kfd nodes 1,2" {
 		t.Errorf("got %v from %q, %v; want gfx1036;gfx1100 from kfd nodes 1,2", r.Targets, r.Source, err)
@@ -103,13 +103,13 @@ func TestROCmKFDOnlyCPUFallsToRocminfo(t *testing.T) {
 	bin := t.TempDir()
 	catTool(t, bin, "rocminfo", "rocminfo/mixed-gfx1201-gfx1151-grep.txt", 0)
 	env := isolated(t, bin)
-	env[EnvKFD] = kfdTree(t, []uint64{0})
+	env[envKFD] = kfdTree(t, []uint64{0})
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	if err != nil || Join(r.Targets) != "gfx1151;gfx1201" {
 		t.Fatalf("got %v, %v", r.Targets, err)
 	}
-	if !strings.HasPrefix(r.Source, "rocminfo agents") || !strings.Contains(r.Tried[1], "1 nodes, none a GPU") {
-		t.Errorf("source %q, tried %q", r.Source, r.Tried)
+	if !strings.HasPrefix(r.Source, "rocminfo agents") || !strings.Contains(r.tried[1], "1 nodes, none a GPU") {
+		t.Errorf("source %q, tried %q", r.Source, r.tried)
 	}
 }
 
@@ -139,18 +139,18 @@ func TestROCmRealRocminfoWithoutGPU(t *testing.T) {
 		}
 		t.Fatal("rocminfo is not installed; .ci/run installs it")
 	}
-	if _, err := os.Stat(DefaultKFDTopology); err == nil {
+	if _, err := os.Stat(defaultKFDTopology); err == nil {
 		t.Skip("this machine has a KFD topology (a real AMD GPU); the no-GPU failure cannot be shown here")
 	}
 	env := isolated(t, "/usr/bin")
-	env[EnvKFD] = DefaultKFDTopology
+	env[envKFD] = defaultKFDTopology
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	var re *ResolveError
 	if !errors.As(err, &re) {
 		t.Fatalf("got %v, %v; want a *ResolveError", r, err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"MLX_ROCM_ARCHITECTURES", "rocminfo (/usr/bin/rocminfo): exit status 1", "ROCk module is NOT loaded", "kfd " + DefaultKFDTopology, "spec default: none"} {
+	for _, want := range []string{"MLX_ROCM_ARCHITECTURES", "rocminfo (/usr/bin/rocminfo): exit status 1", "ROCk module is NOT loaded", "kfd " + defaultKFDTopology, "spec default: none"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("failure message lacks %q:\n%s", want, msg)
 		}
@@ -167,7 +167,7 @@ func TestROCmRocminfoHangIsCutOff(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	fakeTool(t, bin, "rocminfo", "/bin/sleep 1000 &\necho $! > '"+pidFile+"'\nwait")
 	env := isolated(t, bin)
-	env[EnvProbeTimeout] = "300ms"
+	env[envProbeTimeout] = "300ms"
 	start := time.Now()
 	_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
 	took := time.Since(start)
@@ -214,8 +214,8 @@ func TestROCmNothingFoundNamesEverything(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(re.Tried) != 4 || !strings.Contains(re.Tried[2], "rocminfo: not found in") {
-		t.Errorf("tried = %q", re.Tried)
+	if len(re.tried) != 4 || !strings.Contains(re.tried[2], "rocminfo: not found in") {
+		t.Errorf("tried = %q", re.tried)
 	}
 	if !strings.Contains(err.Error(), `MLX_ROCM_ARCHITECTURES="gfx1100;gfx1151"`) {
 		t.Errorf("the failure does not show how to set the variable:\n%s", err)
@@ -245,17 +245,17 @@ func TestROCmOverrideWarnings(t *testing.T) {
 }
 
 func TestProbeTimeoutSetting(t *testing.T) {
-	for in, want := range map[string]time.Duration{"": DefaultProbeTimeout, "2s": 2 * time.Second, "20": 20 * time.Second, "0.5": 500 * time.Millisecond} {
-		d, err := Options{Env: testEnv(map[string]string{EnvProbeTimeout: in})}.probeTimeout()
+	for in, want := range map[string]time.Duration{"": defaultProbeTimeout, "2s": 2 * time.Second, "20": 20 * time.Second, "0.5": 500 * time.Millisecond} {
+		d, err := Options{Env: testEnv(map[string]string{envProbeTimeout: in})}.probeTimeout()
 		if err != nil || d != want {
 			t.Errorf("%q: %v, %v; want %v", in, d, err, want)
 		}
 	}
 	for _, bad := range []string{"soon", "-1s", "0"} {
-		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(map[string]string{EnvProbeTimeout: bad})})
-		var inv *InvalidEnvError
-		if !errors.As(err, &inv) || inv.Var != EnvProbeTimeout {
-			t.Errorf("%q: err = %v, want an *InvalidEnvError naming %s", bad, err, EnvProbeTimeout)
+		_, err := ResolveROCm(context.Background(), Options{Env: testEnv(map[string]string{envProbeTimeout: bad})})
+		var inv *invalidEnvError
+		if !errors.As(err, &inv) || inv.variable != envProbeTimeout {
+			t.Errorf("%q: err = %v, want an *InvalidEnvError naming %s", bad, err, envProbeTimeout)
 		}
 	}
 }
@@ -274,8 +274,8 @@ func TestCUDAEnv(t *testing.T) {
 	for _, bad := range []string{"native;86", "8.6", "sm_86", "86;$(id)"} {
 		env[EnvCUDA] = bad
 		_, err := ResolveCUDA(context.Background(), Options{Env: testEnv(env)})
-		var inv *InvalidEnvError
-		if !errors.As(err, &inv) || inv.Var != EnvCUDA {
+		var inv *invalidEnvError
+		if !errors.As(err, &inv) || inv.variable != EnvCUDA {
 			t.Errorf("%q: err = %v, want an *InvalidEnvError naming %s", bad, err, EnvCUDA)
 		}
 	}
@@ -358,7 +358,7 @@ func TestROCmNoKernelKFDSkipsRocminfoUntilItAppears(t *testing.T) {
 	}
 	fakeTool(t, bin, "rocminfo", "echo > '"+marker+"'\n/bin/cat '"+abs+"'")
 	env := isolated(t, bin)
-	delete(env, EnvKFD) // the kernel's own path, as on a user's machine
+	delete(env, envKFD) // the kernel's own path, as on a user's machine
 	old := kernelKFD
 	kernelKFD = filepath.Join(t.TempDir(), "kfd", "topology", "nodes")
 	t.Cleanup(func() { kernelKFD = old })
@@ -371,8 +371,8 @@ func TestROCmNoKernelKFDSkipsRocminfoUntilItAppears(t *testing.T) {
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("rocminfo ran although %s does not exist", kernelKFD)
 	}
-	if !strings.Contains(strings.Join(r.Tried, "\n"), "rocminfo: not run: "+kernelKFD+" does not exist") {
-		t.Errorf("tried %q does not say why rocminfo was skipped", r.Tried)
+	if !strings.Contains(strings.Join(r.tried, "\n"), "rocminfo: not run: "+kernelKFD+" does not exist") {
+		t.Errorf("tried %q does not say why rocminfo was skipped", r.tried)
 	}
 
 	// The driver loads: a topology with only a CPU node, so rocminfo decides.

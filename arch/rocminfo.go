@@ -7,33 +7,33 @@ import (
 	"strings"
 )
 
-// Agent is one HSA agent as rocminfo lists it.
-type Agent struct {
-	Number     int    // the "Agent N" header; 0 when the paste had none
-	Name       string // the agent's first Name: value ("gfx1151", or a CPU model)
-	DeviceType string // "GPU", "CPU", "DSP"...; empty when not listed
-	Node       int    // the "Node:" value; -1 when not listed
+// agent is one HSA agent as rocminfo lists it.
+type agent struct {
+	number     int    // the "Agent N" header; 0 when the paste had none
+	name       string // the agent's first Name: value ("gfx1151", or a CPU model)
+	deviceType string // "GPU", "CPU", "DSP"...; empty when not listed
+	node       int    // the "Node:" value; -1 when not listed
 }
 
-// GPU reports whether the agent is a GPU with a concrete gfx processor name.
+// gpu reports whether the agent is a GPU with a concrete gfx processor name.
 // CPU agents (whose names may contain "Radeon"), ISA names
 // (amdgcn-amd-amdhsa--gfx1151) and generic targets (gfx11-generic) are not.
-func (a Agent) GPU() bool {
-	if a.DeviceType != "" && !strings.EqualFold(a.DeviceType, "GPU") {
+func (a agent) gpu() bool {
+	if a.deviceType != "" && !strings.EqualFold(a.deviceType, "GPU") {
 		return false
 	}
-	return gfxRe.MatchString(a.Name)
+	return gfxRe.MatchString(a.name)
 }
 
-// ParseRocminfo reads rocminfo's output. It keys on the "Agent N" headers
+// parseRocminfo reads rocminfo's output. It keys on the "Agent N" headers
 // and takes the first "Name:" of each agent as its name (later "Name:" lines
 // belong to the agent's ISA list). It does not rely on indentation, so
 // pastes with stripped indentation, trailing spaces or CRLF line ends read
 // the same. Output without any "Agent N" header (a `rocminfo | grep gfx`
 // paste) gives one agent per "Name:" line.
-func ParseRocminfo(out []byte) []Agent {
-	var agents []Agent
-	var cur *Agent
+func parseRocminfo(out []byte) []agent {
+	var agents []agent
+	var cur *agent
 	headers := false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -41,7 +41,7 @@ func ParseRocminfo(out []byte) []Agent {
 		line := strings.TrimSpace(sc.Text())
 		if n, ok := agentHeader(line); ok {
 			headers = true
-			agents = append(agents, Agent{Number: n, Node: -1})
+			agents = append(agents, agent{number: n, node: -1})
 			cur = &agents[len(agents)-1]
 			continue
 		}
@@ -53,21 +53,21 @@ func ParseRocminfo(out []byte) []Agent {
 		switch key {
 		case "Name":
 			if !headers {
-				agents = append(agents, Agent{Name: val, Node: -1})
+				agents = append(agents, agent{name: val, node: -1})
 				cur = &agents[len(agents)-1]
 				continue
 			}
-			if cur != nil && cur.Name == "" {
-				cur.Name = val
+			if cur != nil && cur.name == "" {
+				cur.name = val
 			}
 		case "Device Type":
-			if cur != nil && cur.DeviceType == "" {
-				cur.DeviceType = val
+			if cur != nil && cur.deviceType == "" {
+				cur.deviceType = val
 			}
 		case "Node":
-			if cur != nil && cur.Node < 0 {
+			if cur != nil && cur.node < 0 {
 				if n, err := strconv.Atoi(val); err == nil {
-					cur.Node = n
+					cur.node = n
 				}
 			}
 		}

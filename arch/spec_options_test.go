@@ -15,16 +15,16 @@ func TestSpecVariableAndProbeOrder(t *testing.T) {
 	bin := t.TempDir()
 	catTool(t, bin, "rocminfo", "rocminfo/strix-halo-gfx1151.txt", 0)
 	env := isolated(t, bin)
-	env[EnvKFD] = "testdata/kfd/raphael-7900xtx" // gfx1036;gfx1100
-	env[EnvROCm] = "gfx90a"                      // not the spec's variable: ignored
+	env[envKFD] = "testdata/kfd/raphael-7900xtx" // gfx1036;gfx1100
+	env[envROCm] = "gfx90a"                      // not the spec's variable: ignored
 
 	o := Options{Env: testEnv(env), Var: "MY_GFX", Probes: []string{"rocminfo", "kfd"}}
 	r, err := ResolveROCm(context.Background(), o)
 	if err != nil || Join(r.Targets) != "gfx1151" || !strings.HasPrefix(r.Source, "rocminfo") {
 		t.Fatalf("rocminfo first: got %v from %q, %v; want gfx1151 from rocminfo", r.Targets, r.Source, err)
 	}
-	if r.Tried[0] != "env MY_GFX: not set" {
-		t.Errorf("tried %q, want the spec's variable first", r.Tried)
+	if r.tried[0] != "env MY_GFX: not set" {
+		t.Errorf("tried %q, want the spec's variable first", r.tried)
 	}
 
 	o.Probes = []string{"kfd"}
@@ -42,7 +42,7 @@ func TestSpecVariableAndProbeOrder(t *testing.T) {
 	o.Probes = []string{}
 	_, err = ResolveROCm(context.Background(), o)
 	var re *ResolveError
-	if !errors.As(err, &re) || re.Var != "MY_GFX" || !strings.Contains(err.Error(), "set MY_GFX ") {
+	if !errors.As(err, &re) || re.variable != "MY_GFX" || !strings.Contains(err.Error(), "set MY_GFX ") {
 		t.Errorf("no probes, no default: %v, want a ResolveError naming MY_GFX", err)
 	}
 
@@ -57,9 +57,9 @@ func TestSpecVariableAndProbeOrder(t *testing.T) {
 // configuration error with suggestions from the table.
 func TestUnknownTargetIsConfiguration(t *testing.T) {
 	env := isolated(t, t.TempDir())
-	env[EnvROCm] = "gfx1030;gfx9999"
+	env[envROCm] = "gfx1030;gfx9999"
 	_, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
-	var inv *InvalidEnvError
+	var inv *invalidEnvError
 	if !errors.As(err, &inv) || fail.ExitCode(err) != 2 {
 		t.Fatalf("err = %v, want an *InvalidEnvError (exit 2)", err)
 	}
@@ -68,15 +68,15 @@ func TestUnknownTargetIsConfiguration(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	env[EnvROCm] = ""
+	env[envROCm] = ""
 	_, err = ResolveROCm(context.Background(), Options{Env: testEnv(env), Default: []string{"gfx1039"}})
 	if fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), "the spec's default rocm architectures") {
 		t.Errorf("an unknown default: %v, want a configuration error", err)
 	}
-	if near := Nearest("gfx1031", 1); len(near) != 1 || near[0] != "gfx1031" {
+	if near := nearest("gfx1031", 1); len(near) != 1 || near[0] != "gfx1031" {
 		t.Errorf("Nearest(gfx1031) = %v", near)
 	}
-	if near := Nearest("sm_90", 3); len(near) != 0 {
+	if near := nearest("sm_90", 3); len(near) != 0 {
 		t.Errorf("Nearest(sm_90) = %v, want nothing close", near)
 	}
 }

@@ -8,23 +8,23 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/suggest"
 )
 
-// Info is what mlxbuild knows about one gfx target.
-type Info struct {
-	Name     string // the processor, without target features
+// info is what mlxbuild knows about one gfx target.
+type info struct {
+	name     string // the processor, without target features
 	Family   string // architecture family, e.g. "RDNA3.5" or "CDNA3"
 	WaveSize int    // default wavefront size: 32 or 64
-	Generic  string // the generic target whose code runs on it, if any
+	generic  string // the generic target whose code runs on it, if any
 }
 
 // known lists the processors of LLVM's AMDGPUUsage ("Processors" table)
 // with their family and default wavefront size. GCN and CDNA run wave64;
 // RDNA (gfx10 and later) defaults to wave32, which is what kernels that
 // assume a warp width care about.
-var known = func() map[string]Info {
-	m := map[string]Info{}
+var known = func() map[string]info {
+	m := map[string]info{}
 	add := func(family string, wave int, generic string, names ...string) {
 		for _, n := range names {
-			m[n] = Info{Name: n, Family: family, WaveSize: wave, Generic: generic}
+			m[n] = info{name: n, Family: family, WaveSize: wave, generic: generic}
 		}
 	}
 	add("GCN GFX6", 64, "", "gfx600", "gfx601", "gfx602")
@@ -55,33 +55,33 @@ var known = func() map[string]Info {
 // Lookup returns the table entry for a gfx target; target features such as
 // ":xnack-" are ignored. The second result is false for names the table does
 // not hold (a well-formed unknown name is a warning, not an error).
-func Lookup(gfx string) (Info, bool) {
+func Lookup(gfx string) (info, bool) {
 	base, _, _ := strings.Cut(gfx, ":")
 	info, ok := known[base]
 	return info, ok
 }
 
-// Processor returns a target name without its target features.
-func Processor(target string) string {
+// processor returns a target name without its target features.
+func processor(target string) string {
 	base, _, _ := strings.Cut(target, ":")
 	return base
 }
 
-// Runs reports whether code built for target runs on the processor gpu: the
+// runs reports whether code built for target runs on the processor gpu: the
 // same processor, or a generic target that covers it. Target features are
 // not compared (a target without them runs in either mode).
-func Runs(target, gpu string) bool {
-	t, g := Processor(target), Processor(gpu)
+func runs(target, gpu string) bool {
+	t, g := processor(target), processor(gpu)
 	if t == g {
 		return true
 	}
 	info, ok := known[g]
-	return ok && info.Generic != "" && info.Generic == t
+	return ok && info.generic != "" && info.generic == t
 }
 
-// KnownTargets returns every processor and generic target in the table,
+// knownTargets returns every processor and generic target in the table,
 // sorted; tests and documentation use it.
-func KnownTargets() []string {
+func knownTargets() []string {
 	out := make([]string, 0, len(known))
 	for n := range known {
 		out = append(out, n)
@@ -90,9 +90,9 @@ func KnownTargets() []string {
 	return out
 }
 
-// Nearest returns up to n processors of the table closest to name by edit
+// nearest returns up to n processors of the table closest to name by edit
 // distance (ties in name order), for "did you mean" suggestions.
-func Nearest(name string, n int) []string {
+func nearest(name string, n int) []string {
 	type cand struct {
 		name string
 		d    int

@@ -8,7 +8,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// Backends whose target names Validate knows.
+// Backends whose target names validate knows.
 const (
 	ROCm = "rocm"
 	CUDA = "cuda"
@@ -29,25 +29,25 @@ var (
 // cudaKeywords are CMAKE_CUDA_ARCHITECTURES values that CMake expands itself.
 var cudaKeywords = map[string]bool{"native": true, "all": true, "all-major": true}
 
-// InvalidError is a target name that does not fit the grammar. It is a
+// invalidError is a target name that does not fit the grammar. It is a
 // configuration error: the build must not start with it.
-type InvalidError struct {
-	Backend string
-	Name    string
-	Why     string
+type invalidError struct {
+	backend string
+	name    string
+	why     string
 }
 
-func (e *InvalidError) Error() string {
-	return fmt.Sprintf("invalid %s target %q: %s", e.Backend, e.Name, e.Why)
+func (e *invalidError) Error() string {
+	return fmt.Sprintf("invalid %s target %q: %s", e.backend, e.name, e.why)
 }
 
-// Validate checks one target name against the strict grammar of backend
+// validate checks one target name against the strict grammar of backend
 // ("rocm" or "cuda"). ROCm names are gfx processors with optional
 // :sramecc± and :xnack± features (each at most once) or generic targets;
 // CUDA names are NN, NNa or NNf (two or three digits), optionally -real or
 // -virtual, or one of CMake's keywords native, all and all-major. Nothing
 // with a separator, a space or a shell character passes.
-func Validate(backend, name string) error {
+func validate(backend, name string) error {
 	switch backend {
 	case ROCm:
 		return validateROCm(name)
@@ -55,7 +55,7 @@ func Validate(backend, name string) error {
 		if cudaKeywords[name] || cudaRe.MatchString(name) {
 			return nil
 		}
-		return &InvalidError{CUDA, name, "want a compute capability such as 86, 90a or 100f (CMake style, no dot), or native, all, all-major"}
+		return &invalidError{CUDA, name, "want a compute capability such as 86, 90a or 100f (CMake style, no dot), or native, all, all-major"}
 	default:
 		return fmt.Errorf("unknown backend %q: want %q or %q", backend, ROCm, CUDA)
 	}
@@ -65,30 +65,30 @@ func validateROCm(name string) error {
 	parts := strings.Split(name, ":")
 	proc := parts[0]
 	if !gfxRe.MatchString(proc) && !genericRe.MatchString(proc) {
-		return &InvalidError{ROCm, name, "want a gfx target such as gfx1100, gfx90a:xnack- or gfx11-generic"}
+		return &invalidError{ROCm, name, "want a gfx target such as gfx1100, gfx90a:xnack- or gfx11-generic"}
 	}
 	seen := map[string]bool{}
 	for _, f := range parts[1:] {
 		if len(f) < 2 {
-			return &InvalidError{ROCm, name, "empty target feature"}
+			return &invalidError{ROCm, name, "empty target feature"}
 		}
 		base, sign := f[:len(f)-1], f[len(f)-1]
 		if (base != "xnack" && base != "sramecc") || (sign != '+' && sign != '-') {
-			return &InvalidError{ROCm, name, fmt.Sprintf("unknown target feature %q: want xnack+, xnack-, sramecc+ or sramecc-", f)}
+			return &invalidError{ROCm, name, fmt.Sprintf("unknown target feature %q: want xnack+, xnack-, sramecc+ or sramecc-", f)}
 		}
 		if seen[base] {
-			return &InvalidError{ROCm, name, fmt.Sprintf("target feature %s given twice", base)}
+			return &invalidError{ROCm, name, fmt.Sprintf("target feature %s given twice", base)}
 		}
 		seen[base] = true
 	}
 	return nil
 }
 
-// ValidateKnown is Validate that, for ROCm, also refuses a well-formed name
+// validateKnown is validate that, for ROCm, also refuses a well-formed name
 // the gfx table does not hold (gfx9999): no toolchain compiles for it, so
 // it is a typo, reported with the nearest names the table knows.
-func ValidateKnown(backend, name string) error {
-	if err := Validate(backend, name); err != nil {
+func validateKnown(backend, name string) error {
+	if err := validate(backend, name); err != nil {
 		return err
 	}
 	if backend != ROCm {
@@ -96,10 +96,10 @@ func ValidateKnown(backend, name string) error {
 	}
 	if _, ok := Lookup(name); !ok {
 		why := "not a target mlxbuild's table knows (LLVM AMDGPUUsage)"
-		if near := Nearest(Processor(name), 3); len(near) > 0 {
+		if near := nearest(processor(name), 3); len(near) > 0 {
 			why += "; did you mean " + strings.Join(near, ", ") + "?"
 		}
-		return &InvalidError{ROCm, name, why}
+		return &invalidError{ROCm, name, why}
 	}
 	return nil
 }
@@ -116,4 +116,4 @@ func Split(s string) []string {
 }
 
 // Kind is configuration: a malformed target name is the user's to fix.
-func (e *InvalidError) Kind() fail.Kind { return fail.Config }
+func (e *invalidError) Kind() fail.Kind { return fail.Config }

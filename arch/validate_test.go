@@ -18,21 +18,21 @@ func TestValidate(t *testing.T) {
 	}
 	for backend, names := range good {
 		for _, n := range names {
-			if err := Validate(backend, n); err != nil {
+			if err := validate(backend, n); err != nil {
 				t.Errorf("Validate(%s, %q) = %v, want nil", backend, n, err)
 			}
 		}
 	}
 	for backend, names := range bad {
 		for _, n := range names {
-			err := Validate(backend, n)
-			var inv *InvalidError
+			err := validate(backend, n)
+			var inv *invalidError
 			if !errors.As(err, &inv) {
 				t.Errorf("Validate(%s, %q) = %v, want *InvalidError", backend, n, err)
 			}
 		}
 	}
-	if err := Validate("metal", "x"); err == nil {
+	if err := validate("metal", "x"); err == nil {
 		t.Error("Validate with an unknown backend passed")
 	}
 }
@@ -45,13 +45,13 @@ func TestSplit(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	for name, want := range map[string]Info{
-		"gfx1151":       {Name: "gfx1151", Family: "RDNA3.5", WaveSize: 32, Generic: "gfx11-generic"},
-		"gfx90a:xnack-": {Name: "gfx90a", Family: "CDNA2", WaveSize: 64},
-		"gfx942":        {Name: "gfx942", Family: "CDNA3", WaveSize: 64, Generic: "gfx9-4-generic"},
-		"gfx950":        {Name: "gfx950", Family: "CDNA4", WaveSize: 64, Generic: "gfx9-4-generic"},
-		"gfx1030":       {Name: "gfx1030", Family: "RDNA2", WaveSize: 32, Generic: "gfx10-3-generic"},
-		"gfx1201":       {Name: "gfx1201", Family: "RDNA4", WaveSize: 32, Generic: "gfx12-generic"},
+	for name, want := range map[string]info{
+		"gfx1151":       {name: "gfx1151", Family: "RDNA3.5", WaveSize: 32, generic: "gfx11-generic"},
+		"gfx90a:xnack-": {name: "gfx90a", Family: "CDNA2", WaveSize: 64},
+		"gfx942":        {name: "gfx942", Family: "CDNA3", WaveSize: 64, generic: "gfx9-4-generic"},
+		"gfx950":        {name: "gfx950", Family: "CDNA4", WaveSize: 64, generic: "gfx9-4-generic"},
+		"gfx1030":       {name: "gfx1030", Family: "RDNA2", WaveSize: 32, generic: "gfx10-3-generic"},
+		"gfx1201":       {name: "gfx1201", Family: "RDNA4", WaveSize: 32, generic: "gfx12-generic"},
 	} {
 		if got, ok := Lookup(name); !ok || got != want {
 			t.Errorf("Lookup(%q) = %+v, %v; want %+v", name, got, ok, want)
@@ -60,19 +60,19 @@ func TestTable(t *testing.T) {
 	if _, ok := Lookup("gfx1999"); ok {
 		t.Error("Lookup(gfx1999) found an entry")
 	}
-	// Every entry must pass the grammar, or the table and Validate disagree.
-	for _, n := range KnownTargets() {
-		if err := Validate(ROCm, n); err != nil {
+	// Every entry must pass the grammar, or the table and validate disagree.
+	for _, n := range knownTargets() {
+		if err := validate(ROCm, n); err != nil {
 			t.Errorf("table entry %s: %v", n, err)
 		}
 		info, _ := Lookup(n)
-		if info.Generic != "" {
-			if _, ok := Lookup(info.Generic); !ok {
-				t.Errorf("%s names generic %s, which the table lacks", n, info.Generic)
+		if info.generic != "" {
+			if _, ok := Lookup(info.generic); !ok {
+				t.Errorf("%s names generic %s, which the table lacks", n, info.generic)
 			}
 		}
 	}
-	if !Runs("gfx11-generic", "gfx1151") || !Runs("gfx90a:xnack-", "gfx90a") || Runs("gfx1030", "gfx1151") || Runs("gfx11-generic", "gfx1030") {
+	if !runs("gfx11-generic", "gfx1151") || !runs("gfx90a:xnack-", "gfx90a") || runs("gfx1030", "gfx1151") || runs("gfx11-generic", "gfx1030") {
 		t.Error("Runs disagrees with the generic table")
 	}
 }

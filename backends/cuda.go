@@ -17,10 +17,10 @@ import (
 // CUDA is a located CUDA toolkit.
 type CUDA struct {
 	Root       string // $CUDA_HOME, /usr/local/cuda, or the parent of nvcc's bin
-	From       string // "CUDA_HOME", "/usr/local/cuda" or "PATH"
+	from       string // "CUDA_HOME", "/usr/local/cuda" or "PATH"
 	BinDir     string
 	LibDir     string // Root/lib64 (or Root/lib, or /usr/lib/<multiarch> for Debian's toolkit)
-	IncludeDir string
+	includeDir string
 	NVCC       string
 	Version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
 }
@@ -39,7 +39,7 @@ func LocateCUDA(env func(string) string) (*CUDA, error) {
 		if err != nil {
 			return nil, fmt.Errorf("CUDA_HOME=%s is not a usable CUDA toolkit: %v; set CUDA_HOME to the directory that holds bin/nvcc (e.g. /usr/local/cuda), or unset it", h, err)
 		}
-		c.From = "CUDA_HOME"
+		c.from = "CUDA_HOME"
 		return c, nil
 	}
 	nvcc := filepath.Join(defaultCUDARoot, "bin", "nvcc")
@@ -54,7 +54,7 @@ func LocateCUDA(env func(string) string) (*CUDA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CUDA toolkit at %s (from %s): %v; set CUDA_HOME to a working toolkit", filepath.Dir(filepath.Dir(nvcc)), from, err)
 	}
-	c.From = from
+	c.from = from
 	return c, nil
 }
 
@@ -68,7 +68,7 @@ func inspectCUDA(nvcc string) (*CUDA, error) {
 	// Root keeps the name the user gave (/usr/local/cuda, not the
 	// cuda-12.4 it links to), which survives toolkit upgrades.
 	root := filepath.Dir(filepath.Dir(nvcc))
-	c := &CUDA{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include"), NVCC: nvcc}
+	c := &CUDA{Root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), NVCC: nvcc}
 	for _, d := range []string{filepath.Join(root, "lib64"), filepath.Join(root, "lib"), filepath.Join(root, "lib", multiarch()), filepath.Join(root, "targets", "x86_64-linux", "lib")} {
 		if hasLib(d, "cudart") {
 			c.LibDir = d
@@ -106,5 +106,5 @@ func parseNvccVersion(out string) (*version.Version, error) {
 
 // String describes the toolkit in one line.
 func (c *CUDA) String() string {
-	return fmt.Sprintf("CUDA %s at %s (%s)", c.Version, c.Root, c.From)
+	return fmt.Sprintf("CUDA %s at %s (%s)", c.Version, c.Root, c.from)
 }

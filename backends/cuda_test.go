@@ -30,7 +30,7 @@ func TestLocateCUDAHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Version.String() != "12.4.131" || c.From != "CUDA_HOME" || c.LibDir != filepath.Join(root, "lib64") || c.NVCC != filepath.Join(root, "bin", "nvcc") {
+	if c.Version.String() != "12.4.131" || c.from != "CUDA_HOME" || c.LibDir != filepath.Join(root, "lib64") || c.NVCC != filepath.Join(root, "bin", "nvcc") {
 		t.Errorf("got %+v", c)
 	}
 }
@@ -44,8 +44,8 @@ func TestLocateCUDAFromPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.From != "PATH" || c.Root != root {
-		t.Errorf("From=%s Root=%s, want PATH and %s", c.From, c.Root, root)
+	if c.from != "PATH" || c.Root != root {
+		t.Errorf("From=%s Root=%s, want PATH and %s", c.from, c.Root, root)
 	}
 	_, err = LocateCUDA(envMap(map[string]string{"PATH": "/nonexistent"}))
 	if err == nil || !strings.Contains(err.Error(), "CUDA_HOME") {

@@ -1,7 +1,6 @@
 package backends
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-version"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -43,26 +43,8 @@ type LinkInputs struct {
 	SkipStatic bool
 }
 
-// LinkPlan is what a consumer needs to link the backend and run without
-// LD_LIBRARY_PATH. Lists are in link order.
-type LinkPlan struct {
-	Backend    string            `json:"backend"`
-	Static     []string          `json:"static"` // absolute archive paths
-	SearchDirs []string          `json:"search_dirs"`
-	Dynamic    []string          `json:"dynamic"`
-	System     []string          `json:"system"`
-	Frameworks []string          `json:"frameworks,omitempty"`
-	RunPaths   []string          `json:"run_paths"`
-	RpathMode  string            `json:"rpath_mode"` // runpath or legacy
-	Env        map[string]string `json:"rustc_env"`
-	RerunPaths []string          `json:"rerun_if_changed"`
-	RerunEnv   []string          `json:"rerun_if_env_changed"`
-	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
-	Compile    *CompilePlan      `json:"compile"`
-}
-
-// PinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
-const PinEnv = "MLXBUILD_MLX_PIN"
+// pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
+const pinEnv = "MLXBUILD_MLX_PIN"
 
 // Expand fills {toolchain.*} placeholders.
 func Expand(s string, t *ToolchainInfo) string {
@@ -81,8 +63,8 @@ func (e *MissingLibraryError) Error() string {
 }
 
 // PlanLink makes the link plan and checks that every library exists.
-func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
-	p := &LinkPlan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
+func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
+	p := &linkplan.Plan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
 	if p.RpathMode == "" {
 		p.RpathMode = "runpath"
 	}
@@ -159,7 +141,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}
 	if in.Pin != "" {
-		p.Env[PinEnv] = in.Pin
+		p.Env[pinEnv] = in.Pin
 	}
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)
@@ -168,7 +150,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 	// Cargo must then relink every consumer instead of saying Fresh.
 	p.RerunPaths = configs.Union(p.RerunPaths, p.Static)
 	if in.OutDir != "" {
-		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, "link.json")})
+		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, linkplan.FileName)})
 	}
 	p.Compile = planCompile(s, in)
 	for _, t := range s.Triggers.Paths {
@@ -187,7 +169,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 			*l = []string{}
 		}
 	}
-	if err := p.checkControl(); err != nil {
+	if err := checkControl(p); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -198,7 +180,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*LinkPlan, error) {
 // overlay's, the build directory's, the toolchain's) would add a `cargo:`
 // line of its own. Configuration loading refuses such paths first; this is
 // the last guard before the plan is rendered.
-func (p *LinkPlan) checkControl() error {
+func checkControl(p *linkplan.Plan) error {
 	lists := map[string][]string{"static library": p.Static, "search directory": p.SearchDirs, "library": append(append(append([]string{}, p.Dynamic...), p.System...), p.Frameworks...),
 		"run path": p.RunPaths, "rerun-if-changed path": p.RerunPaths, "rerun-if-env-changed variable": p.RerunEnv}
 	for k, v := range p.Env {
@@ -271,95 +253,4 @@ func findShared(dirs []string, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// Cargo renders the plan as cargo: lines for a build script to print.
-func (p *LinkPlan) Cargo() string {
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, "cargo:"+format+"\n", args...) }
-	seen := map[string]bool{}
-	for _, a := range p.Static {
-		if d := filepath.Dir(a); !seen[d] {
-			seen[d] = true
-			line("rustc-link-search=native=%s", d)
-		}
-	}
-	for _, d := range p.SearchDirs {
-		line("rustc-link-search=native=%s", d)
-	}
-	for _, a := range p.Static {
-		line("rustc-link-lib=static=%s", archiveName(a))
-	}
-	for _, l := range p.Dynamic {
-		line("rustc-link-lib=dylib=%s", l)
-	}
-	for _, l := range p.System {
-		line("rustc-link-lib=dylib=%s", l)
-	}
-	for _, f := range p.Frameworks {
-		line("rustc-link-lib=framework=%s", f)
-	}
-	for _, a := range p.rpathArgs() {
-		line("rustc-link-arg=%s", a)
-	}
-	keys := make([]string, 0, len(p.Env))
-	for k := range p.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		line("rustc-env=%s=%s", k, p.Env[k])
-	}
-	for _, m := range p.cargoMetadata() {
-		line("%s", m)
-	}
-	for _, r := range p.RerunPaths {
-		line("rerun-if-changed=%s", r)
-	}
-	for _, e := range p.RerunEnv {
-		line("rerun-if-env-changed=%s", e)
-	}
-	return b.String()
-}
-
-func archiveName(path string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "lib"), ".a")
-}
-
-func (p *LinkPlan) rpathArgs() []string {
-	var args []string
-	if p.RpathMode == "legacy" && len(p.RunPaths) > 0 {
-		args = append(args, "-Wl,--disable-new-dtags")
-	}
-	for _, d := range p.RunPaths {
-		args = append(args, "-Wl,-rpath,"+d)
-	}
-	return args
-}
-
-// Ldflags renders the plan as arguments for a C or C++ linker driver, in
-// link order, space separated on one line.
-func (p *LinkPlan) Ldflags() string {
-	var args []string
-	args = append(args, p.Static...)
-	for _, d := range p.SearchDirs {
-		args = append(args, "-L"+d)
-	}
-	for _, l := range p.Dynamic {
-		args = append(args, "-l"+l)
-	}
-	for _, l := range p.System {
-		args = append(args, "-l"+l)
-	}
-	for _, f := range p.Frameworks {
-		args = append(args, "-framework", f)
-	}
-	args = append(args, p.rpathArgs()...)
-	return strings.Join(args, " ") + "\n"
-}
-
-// JSON renders the plan for other tools.
-func (p *LinkPlan) JSON() []byte {
-	data, _ := json.MarshalIndent(p, "", "  ")
-	return append(data, '\n')
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -62,7 +63,7 @@ func TestLinkPlanROCm(t *testing.T) {
 	if !strings.HasPrefix(ld, filepath.Join(build, "libmlx.a")+" ") || !strings.Contains(ld, " -lamdhip64 ") || !strings.Contains(ld, "-Wl,-rpath,"+tc.Lib) {
 		t.Errorf("ldflags %q", ld)
 	}
-	var back LinkPlan
+	var back linkplan.Plan
 	if err := json.Unmarshal(p.JSON(), &back); err != nil || back.Backend != "rocm" || len(back.Static) != 2 {
 		t.Errorf("link.json round trip: %v %+v", err, back)
 	}
@@ -178,7 +179,7 @@ func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
 			t.Errorf("cargo.txt lacks %q:\n%s", want, cargo)
 		}
 	}
-	var back LinkPlan
+	var back linkplan.Plan
 	if err := json.Unmarshal(p.JSON(), &back); err != nil || back.Compile == nil || !slices.Equal(back.Compile.Defines, wantDefines) || back.Compile.Std != "c++17" {
 		t.Errorf("link.json's compile section: %v %+v", err, back.Compile)
 	}

@@ -11,7 +11,7 @@ import (
 
 // memoVersion changes whenever an entry's meaning changes, so an older
 // mlxbuild's entries are ignored rather than misread.
-const memoVersion = 1
+const memoVersion = 2 // 2: ROCm fields under snake_case json tags
 
 // memoEntry is one cached discovery: what it read and what it found.
 type memoEntry struct {

@@ -17,25 +17,26 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
-// ROCm is a located ROCm (HIP) toolchain.
+// ROCm is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
+// exported fields as JSON between runs, hence the tags.
 type ROCm struct {
-	Root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
-	From       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
-	LibDir     string // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
-	BinDir     string // Root/bin: hipcc, hipconfig, rocminfo
-	IncludeDir string // Root/include, holding hip/hip_runtime.h
+	Root       string `json:"root"`        // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
+	From       string `json:"from"`        // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
+	LibDir     string `json:"lib_dir"`     // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
+	BinDir     string `json:"bin_dir"`     // Root/bin: hipcc, hipconfig, rocminfo
+	IncludeDir string `json:"include_dir"` // Root/include, holding hip/hip_runtime.h
 	// Version is the HIP version the toolchain reports (Debian 12: 5.2.x).
-	Version *version.Version
+	Version *version.Version `json:"version"`
 	// VersionFrom says where Version was read (".info/version", "hipconfig --version", ...).
-	VersionFrom string
+	VersionFrom string `json:"version_from"`
 	// HIPCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
-	HIPCompiler string
+	HIPCompiler string `json:"hip_compiler"`
 	// DeviceLibDir holds the AMDGPU device libraries (ocml.bc, ockl.bc, ...).
-	DeviceLibDir string
+	DeviceLibDir string `json:"device_lib_dir"`
 	// Multiarch is true for Debian's layout (libraries and CMake packages in
 	// /usr/lib/<multiarch>), which CMake's HIP language support does not find
 	// by itself; CMakeSetup bridges it.
-	Multiarch bool
+	Multiarch bool `json:"multiarch"`
 
 	seen *witness // what discovery looked at, while it runs
 

@@ -10,29 +10,29 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// Request is one backend asked for, and by whom.
-type Request struct {
-	Backend string
-	From    string // "target build:rocm", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM"
+// request is one backend asked for, and by whom.
+type request struct {
+	backend string
+	from    string // "target build:rocm", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM"
 }
 
 // Requests gathers what the caller asked for: the target's own backend
 // (may be ""), MLXBUILD_BACKENDS (a comma list) and, under a Cargo build
 // script, the CARGO_FEATURE_<NAME> variables.
-func Requests(target, targetBackend string, env func(string) string) []Request {
-	var rs []Request
+func Requests(target, targetBackend string, env func(string) string) []request {
+	var rs []request
 	if targetBackend != "" {
-		rs = append(rs, Request{targetBackend, "target " + target})
+		rs = append(rs, request{targetBackend, "target " + target})
 	}
 	for _, b := range strings.Split(env("MLXBUILD_BACKENDS"), ",") {
 		if b = strings.TrimSpace(b); b != "" {
-			rs = append(rs, Request{strings.ToLower(b), "MLXBUILD_BACKENDS"})
+			rs = append(rs, request{strings.ToLower(b), "MLXBUILD_BACKENDS"})
 		}
 	}
 	for _, n := range configs.Names {
 		v := "CARGO_FEATURE_" + strings.ToUpper(n)
 		if env(v) != "" {
-			rs = append(rs, Request{n, v})
+			rs = append(rs, request{n, v})
 		}
 	}
 	return rs
@@ -42,18 +42,18 @@ func Requests(target, targetBackend string, env func(string) string) []Request {
 // of every backend, so it yields to a GPU request; two GPU backends, or a
 // pair a spec declares in conflict, are an error that names both; a
 // backend off its platforms is an error too. No request means cpu.
-func Select(reqs []Request, goos string, spec func(string) (*configs.Spec, error)) (string, error) {
+func Select(reqs []request, goos string, spec func(string) (*configs.Spec, error)) (string, error) {
 	byName := map[string][]string{}
 	var order []string
 	for _, r := range reqs {
-		if !slices.Contains(configs.Names, r.Backend) {
-			err := configs.UnknownBackend(r.Backend)
-			return "", fail.Configf("%v (requested by %s)", err, r.From)
+		if !slices.Contains(configs.Names, r.backend) {
+			err := configs.UnknownBackend(r.backend)
+			return "", fail.Configf("%v (requested by %s)", err, r.from)
 		}
-		if _, ok := byName[r.Backend]; !ok {
-			order = append(order, r.Backend)
+		if _, ok := byName[r.backend]; !ok {
+			order = append(order, r.backend)
 		}
-		byName[r.Backend] = append(byName[r.Backend], r.From)
+		byName[r.backend] = append(byName[r.backend], r.from)
 	}
 	var gpu []string
 	for _, b := range order {

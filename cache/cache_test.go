@@ -64,7 +64,7 @@ func TestStampRoundTripAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ReadStamp(path)
-	if err != nil || len(Diff(s, got)) != 0 || got.Inputs["overlay:mlx/backend/rocm/qmm.hip"] != "h1" {
+	if err != nil || len(diff(s, got)) != 0 || got.Inputs["overlay:mlx/backend/rocm/qmm.hip"] != "h1" {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 	s.SetOverlay(map[string]string{"b": "h2"})
@@ -93,7 +93,7 @@ func TestDiffSaysWhatChanged(t *testing.T) {
 		"spec": strings.Repeat("2", 64), "toolchain.version": "6.2.0",
 	}}
 	var got []string
-	for _, c := range Diff(old, new) {
+	for _, c := range diff(old, new) {
 		got = append(got, c.String())
 	}
 	want := []string{
@@ -108,17 +108,17 @@ func TestDiffSaysWhatChanged(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if d := Diff(nil, new); len(d) != 1 || d[0].String() != "no previous successful build" {
+	if d := diff(nil, new); len(d) != 1 || d[0].String() != "no previous successful build" {
 		t.Errorf("Diff(nil, s) = %v", d)
 	}
-	if d := Diff(new, new); d != nil {
+	if d := diff(new, new); d != nil {
 		t.Errorf("Diff(s, s) = %v", d)
 	}
 	many := &Stamp{Inputs: map[string]string{"pin": "x"}}
 	for i := 0; i < 12; i++ {
 		many.Inputs[fmt.Sprintf("overlay:f%02d.hip", i)] = "h"
 	}
-	d := Diff(&Stamp{Inputs: map[string]string{"pin": "y"}}, many)
+	d := diff(&Stamp{Inputs: map[string]string{"pin": "y"}}, many)
 	if len(d) != 2 || d[0].String() != "overlay: 12 files (12 added): f00.hip, f01.hip, f02.hip and 9 more" || d[1].String() != "pin: y -> x" {
 		t.Errorf("many overlay files: %q", d)
 	}

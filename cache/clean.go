@@ -30,10 +30,10 @@ var backendEntries = []string{"ccache", "sccache"}
 // writes (the tag).
 var rootTempPatterns = []string{".tmp-" + tagName + "-*"}
 
-// CleanResult says what Clean removed and what it left because it is not
+// cleanResult says what Clean removed and what it left because it is not
 // mlxbuild's.
-type CleanResult struct {
-	Removed []string
+type cleanResult struct {
+	removed []string
 	Left    []string
 }
 
@@ -44,7 +44,7 @@ type CleanResult struct {
 // are listed in Left. It takes each backend's lock first, so a running build
 // is reported, not broken, and it refuses a root without mlxbuild's
 // CACHEDIR.TAG (one that mlxbuild did not make).
-func Clean(root string, backends []string, all bool) (*CleanResult, error) {
+func Clean(root string, backends []string, all bool) (*cleanResult, error) {
 	if root == "" {
 		return nil, errors.New("cache: clean: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
@@ -52,11 +52,11 @@ func Clean(root string, backends []string, all bool) (*CleanResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: clean %s: %w", root, err)
 	}
-	res := &CleanResult{}
+	res := &cleanResult{}
 	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
 		return res, nil
 	}
-	if !Tagged(abs) {
+	if !tagged(abs) {
 		return nil, fmt.Errorf("cache: clean: %s has no %s of mlxbuild, so mlxbuild did not make it; refusing to clean it (check MLXBUILD_CACHE and cache: in mlxbuild.yaml)", abs, tagName)
 	}
 	for _, b := range backends {
@@ -91,7 +91,7 @@ func Clean(root string, backends []string, all bool) (*CleanResult, error) {
 			if err := removeInside(abs, p); err != nil {
 				return res, err
 			}
-			res.Removed = append(res.Removed, p)
+			res.removed = append(res.removed, p)
 		}
 	}
 	return res, nil
@@ -100,7 +100,7 @@ func Clean(root string, backends []string, all bool) (*CleanResult, error) {
 // cleanBackend removes what the layout names in l.Dir while holding the
 // backend's lock, leaving the lock file itself (see Lock) and every entry it
 // does not know.
-func cleanBackend(l Layout, res *CleanResult) error {
+func cleanBackend(l Layout, res *cleanResult) error {
 	if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -109,7 +109,7 @@ func cleanBackend(l Layout, res *CleanResult) error {
 	holder := 0
 	unlock, err := Lock(ctx, l.Lock, func(pid int) { holder = pid })
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.Backend, holder, l.Lock)
+		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.backend, holder, l.Lock)
 	}
 	defer unlock()
 	known := map[string]bool{}
@@ -121,17 +121,17 @@ func cleanBackend(l Layout, res *CleanResult) error {
 	}
 	entries, err := os.ReadDir(l.Dir)
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: reading %s: %w", l.Backend, l.Dir, err)
+		return fmt.Errorf("cache: clean %s: reading %s: %w", l.backend, l.Dir, err)
 	}
 	for _, e := range entries {
 		p := filepath.Join(l.Dir, e.Name())
 		switch {
 		case e.Name() == filepath.Base(l.Lock):
 		case known[e.Name()] || matchesAny(e.Name(), l.tempPatterns()):
-			if err := removeInside(l.Root, p); err != nil {
+			if err := removeInside(l.root, p); err != nil {
 				return err
 			}
-			res.Removed = append(res.Removed, p)
+			res.removed = append(res.removed, p)
 		default:
 			res.Left = append(res.Left, p)
 		}
@@ -174,8 +174,8 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 		purge = append(purge, filepath.Join(l.Dir, gen)) // the generation out/ points at
 	}
 	for _, p := range purge {
-		if err := removeInside(l.Root, p); err != nil {
-			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.Backend, oldPin, newPin, err)
+		if err := removeInside(l.root, p); err != nil {
+			return fmt.Errorf("cache: purging %s after the pin changed from %s to %s: %w", l.backend, oldPin, newPin, err)
 		}
 	}
 	return nil

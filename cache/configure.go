@@ -15,10 +15,10 @@ import (
 // removes one removes the other.
 const ConfigureRecordFile = "mlxbuild-configure.json"
 
-// LauncherPrefix starts the name of each compiler launcher define in a
+// launcherPrefix starts the name of each compiler launcher define in a
 // configure record. The launcher is no stamp input (switching ccache on must
 // not rebuild the tree) but CMake must be configured again when it changes.
-const LauncherPrefix = "launcher:"
+const launcherPrefix = "launcher:"
 
 // overlayPresent is the value of an overlay file's entry in a configure
 // record: CMake depends on which overlay files exist (a glob may see them),
@@ -35,21 +35,21 @@ type ConfigureRecord struct {
 	Inputs map[string]string `json:"inputs"`
 }
 
-// ConfigureInputs is what a configure depends on, from a build's stamp and
+// configureInputs is what a configure depends on, from a build's stamp and
 // its launcher defines: every stamp input but overlay file contents, the
 // set of overlay files, and the launcher defines.
-func ConfigureInputs(s *Stamp, launcher map[string]string) map[string]string {
+func configureInputs(s *Stamp, launcher map[string]string) map[string]string {
 	in := map[string]string{}
 	if s != nil {
 		for k, v := range s.Inputs {
-			if strings.HasPrefix(k, OverlayPrefix) {
+			if strings.HasPrefix(k, overlayPrefix) {
 				v = overlayPresent
 			}
 			in[k] = v
 		}
 	}
 	for k, v := range launcher {
-		in[LauncherPrefix+k] = v
+		in[launcherPrefix+k] = v
 	}
 	return in
 }

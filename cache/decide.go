@@ -47,16 +47,16 @@ const launcherChanged = "compiler launcher settings changed (CMake reconfigures;
 // the stamp as it was, but not the build directory.
 func Decide(s BuildState) Decision {
 	var d Decision
-	for _, c := range Diff(s.Old, s.Cur) {
+	for _, c := range diff(s.Old, s.Cur) {
 		d.Why = append(d.Why, c.String())
 	}
-	cur := ConfigureInputs(s.Cur, s.Launcher)
+	cur := configureInputs(s.Cur, s.Launcher)
 	d.Record = ConfigureRecord{Inputs: cur}
 	explained := false // whether Why already says why configure runs
 	switch cfg := s.Configured; {
 	case s.Old != nil && s.Old.Inputs["pin"] != s.Cur.Inputs["pin"]:
 		d.PurgeFrom, d.PurgeTo = s.Old.Inputs["pin"], s.Cur.Inputs["pin"]
-		d.ConfigureWhy, explained = Change{Input: "pin", Old: d.PurgeFrom, New: d.PurgeTo}.String(), true
+		d.ConfigureWhy, explained = change{input: "pin", old: d.PurgeFrom, new: d.PurgeTo}.String(), true
 	case !s.BuildReady && s.Old == nil:
 		d.ConfigureWhy = d.Why[0] // "no previous successful build"
 	case !s.BuildReady:
@@ -69,7 +69,7 @@ func Decide(s BuildState) Decision {
 		// CMake's cache holds exactly this run's configuration.
 	case sameWithoutLauncher(cfg.Inputs, cur):
 		d.ConfigureWhy = launcherChanged
-	case s.Old != nil && sameWithoutLauncher(cfg.Inputs, ConfigureInputs(s.Old, nil)):
+	case s.Old != nil && sameWithoutLauncher(cfg.Inputs, configureInputs(s.Old, nil)):
 		// Configured by the last successful build: the stamp's changes
 		// are the reason.
 		d.ConfigureWhy, explained = firstChange(cfg.Inputs, cur), true
@@ -103,7 +103,7 @@ func (d Decision) Redo() string {
 // firstChange names the first configure input, launcher defines aside,
 // that differs from configured to cur.
 func firstChange(configured, cur map[string]string) string {
-	cs := Diff(&Stamp{Inputs: withoutLauncher(configured)}, &Stamp{Inputs: withoutLauncher(cur)})
+	cs := diff(&Stamp{Inputs: withoutLauncher(configured)}, &Stamp{Inputs: withoutLauncher(cur)})
 	if len(cs) == 0 {
 		return launcherChanged
 	}
@@ -116,6 +116,6 @@ func sameWithoutLauncher(a, b map[string]string) bool {
 
 func withoutLauncher(m map[string]string) map[string]string {
 	out := maps.Clone(m)
-	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, LauncherPrefix) })
+	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, launcherPrefix) })
 	return out
 }

@@ -21,7 +21,7 @@ func TestDecide(t *testing.T) {
 	gfx90a := stamp("pin", "p1", "architectures", "gfx90a", "overlay:a.hip", "h1")
 	ccache := map[string]string{"CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache"}
 	done := func(s *Stamp, launcher map[string]string) *ConfigureRecord {
-		return &ConfigureRecord{Done: true, Inputs: ConfigureInputs(s, launcher)}
+		return &ConfigureRecord{Done: true, Inputs: configureInputs(s, launcher)}
 	}
 	cases := []struct {
 		name         string
@@ -57,7 +57,7 @@ func TestDecide(t *testing.T) {
 			configure: true, configureWhy: "CMake was last configured by a run that failed or was stopped (architectures: gfx90a -> gfx1030)",
 			why: []string{"CMake was last configured by a run that failed or was stopped (architectures: gfx90a -> gfx1030)"}, redo: "configure and build"},
 		{name: "a configure that did not finish",
-			state:     BuildState{Old: gfx1030, Configured: &ConfigureRecord{Inputs: ConfigureInputs(gfx1030, nil)}, BuildReady: true, Cur: gfx1030},
+			state:     BuildState{Old: gfx1030, Configured: &ConfigureRecord{Inputs: configureInputs(gfx1030, nil)}, BuildReady: true, Cur: gfx1030},
 			configure: true, configureWhy: "the last configure did not finish", why: []string{"the last configure did not finish"}, redo: "configure and build"},
 		{name: "a build directory without a record",
 			state:     BuildState{Old: gfx1030, BuildReady: true, Cur: gfx1030},
@@ -96,7 +96,7 @@ func TestConfigureRecord(t *testing.T) {
 	if r, err := ReadConfigureRecord(dir); r != nil || err != nil {
 		t.Fatalf("no record yet: %+v, %v", r, err)
 	}
-	in := ConfigureInputs(&Stamp{Inputs: map[string]string{"architectures": "gfx1030", "overlay:a.hip": "h1"}}, map[string]string{"CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache"})
+	in := configureInputs(&Stamp{Inputs: map[string]string{"architectures": "gfx1030", "overlay:a.hip": "h1"}}, map[string]string{"CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache"})
 	want := map[string]string{"architectures": "gfx1030", "overlay:a.hip": overlayPresent, "launcher:CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache"}
 	if len(in) != len(want) {
 		t.Fatalf("ConfigureInputs = %v, want %v", in, want)

@@ -3,6 +3,10 @@
 // every input of a backend's last successful build and the explanation of
 // what changed since; the per-backend lock; and purging and cleaning. It never
 // copies source files (package overlays does).
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package cache
 
 import (
@@ -18,11 +22,11 @@ import (
 // cpu build never share a tree or a build directory because each backend has
 // its own Dir.
 type Layout struct {
-	Root string // the cache root (shared by every backend)
+	root string // the cache root (shared by every backend)
 	// Discovery holds cached toolchain and tool discovery (backends.memo),
 	// shared by every backend.
 	Discovery string
-	Backend   string // cpu, rocm, cuda or metal
+	backend   string // cpu, rocm, cuda or metal
 	Dir       string // Root/Backend
 	Tree      string // pristine + overlay, the only source CMake sees
 	Build     string // the CMake build directory
@@ -31,7 +35,7 @@ type Layout struct {
 	Manifest  string // the tree's manifest, written by overlays.Materialize
 	Lock      string // the per-backend lock file
 	Log       string // the last build's log
-	Owner     string // the project the directory belongs to (see claimOwner)
+	owner     string // the project the directory belongs to (see claimOwner)
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
 	// usable by CMake (backends.ROCm.CMakeSetup).
 	HIPPrefix string
@@ -41,9 +45,9 @@ type Layout struct {
 func For(root, backend string) Layout {
 	dir := filepath.Join(root, backend)
 	return Layout{
-		Root:      root,
+		root:      root,
 		Discovery: filepath.Join(root, "discovery"),
-		Backend:   backend,
+		backend:   backend,
 		Dir:       dir,
 		Tree:      filepath.Join(dir, "tree"),
 		Build:     filepath.Join(dir, "build"),
@@ -52,7 +56,7 @@ func For(root, backend string) Layout {
 		Manifest:  filepath.Join(dir, "tree.manifest"),
 		Lock:      filepath.Join(dir, "lock"),
 		Log:       filepath.Join(dir, "build.log"),
-		Owner:     filepath.Join(dir, "project"),
+		owner:     filepath.Join(dir, "project"),
 
 		HIPPrefix: filepath.Join(dir, "hip-prefix"),
 	}
@@ -64,10 +68,10 @@ func For(root, backend string) Layout {
 // directory records it, and a directory another project recorded is
 // refused (see claimOwner).
 func Prepare(l Layout, project string) error {
-	if err := checkBackend(l.Backend); err != nil {
+	if err := checkBackend(l.backend); err != nil {
 		return err
 	}
-	if err := EnsureRoot(l.Root); err != nil {
+	if err := EnsureRoot(l.root); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
@@ -78,7 +82,7 @@ func Prepare(l Layout, project string) error {
 
 // paths are every path of the layout under Dir, the lock included.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Lock, l.Log, l.Log + ".configure", l.Owner, l.HIPPrefix}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

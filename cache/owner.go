@@ -10,22 +10,22 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// OwnerError says that a backend's cache directory belongs to another
+// ownerError says that a backend's cache directory belongs to another
 // project. Two projects sharing one MLXBUILD_CACHE would otherwise build
 // into the same tree and each link the other's archives.
-type OwnerError struct {
-	Dir, Owner, Project string
+type ownerError struct {
+	dir, owner, project string
 }
 
-func (e *OwnerError) Error() string {
+func (e *ownerError) Error() string {
 	return fmt.Sprintf("cache: %s belongs to the project in %s, not to %s: projects must not share a cache directory "+
 		"(they would link each other's builds); give this project its own MLXBUILD_CACHE (or cache: in its mlxbuild.yaml), "+
 		"or, if the project moved from there, run cache:clean -backend=%s first",
-		e.Dir, e.Owner, e.Project, filepath.Base(e.Dir))
+		e.dir, e.owner, e.project, filepath.Base(e.dir))
 }
 
 // Kind is Config: a shared cache root is a configuration mistake.
-func (e *OwnerError) Kind() fail.Kind { return fail.Config }
+func (e *ownerError) Kind() fail.Kind { return fail.Config }
 
 // claimOwner records project (resolved, so a symlinked checkout is the same
 // project) as the owner of l.Dir, or refuses when another project already
@@ -46,7 +46,7 @@ func claimOwner(l Layout, project string) error {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
-	old, err := os.ReadFile(l.Owner)
+	old, err := os.ReadFile(l.owner)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && inside(abs, l.Dir):
 		// A cache inside the project can only be its own: after the
@@ -54,12 +54,12 @@ func claimOwner(l Layout, project string) error {
 		if string(old) == abs+"\n" {
 			return nil
 		}
-		return atomicWrite("owner record", l.Owner, []byte(abs+"\n"))
+		return atomicWrite("owner record", l.owner, []byte(abs+"\n"))
 	case err != nil:
-		return fmt.Errorf("cache: reading %s: %w", l.Owner, err)
+		return fmt.Errorf("cache: reading %s: %w", l.owner, err)
 	}
 	if owner := strings.TrimSuffix(string(old), "\n"); owner != abs {
-		return &OwnerError{Dir: l.Dir, Owner: owner, Project: abs}
+		return &ownerError{dir: l.Dir, owner: owner, project: abs}
 	}
 	return nil
 }

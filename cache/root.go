@@ -26,12 +26,12 @@ const (
 // mlxbuild's: writing into it (or cleaning it later) could touch files that
 // belong to the user or to another tool.
 type ForeignRootError struct {
-	Root   string
+	root   string
 	Reason string
 }
 
 func (e *ForeignRootError) Error() string {
-	return fmt.Sprintf("%s %s", e.Root, e.Reason)
+	return fmt.Sprintf("%s %s", e.root, e.Reason)
 }
 
 // Kind is Config: the cache root is a configuration mistake.
@@ -48,9 +48,9 @@ func CheckRoot(root string) error {
 	case err != nil:
 		return fmt.Errorf("cache: %s: %w", root, err)
 	case !st.IsDir():
-		return &ForeignRootError{Root: root, Reason: "is a file, not a directory"}
+		return &ForeignRootError{root: root, Reason: "is a file, not a directory"}
 	}
-	if Tagged(root) {
+	if tagged(root) {
 		return nil
 	}
 	empty, err := isEmptyDir(root)
@@ -58,13 +58,13 @@ func CheckRoot(root string) error {
 		return fmt.Errorf("cache: reading %s: %w", root, err)
 	}
 	if !empty {
-		return &ForeignRootError{Root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
+		return &ForeignRootError{root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
 	}
 	return nil
 }
 
-// Tagged says whether root holds mlxbuild's own CACHEDIR.TAG.
-func Tagged(root string) bool {
+// tagged says whether root holds mlxbuild's own CACHEDIR.TAG.
+func tagged(root string) bool {
 	b, err := os.ReadFile(filepath.Join(root, tagName))
 	return err == nil && bytes.Contains(b, []byte(tagMark))
 }
@@ -81,7 +81,7 @@ func EnsureRoot(root string) error {
 	if err := CheckRoot(root); err != nil {
 		return err
 	}
-	if Tagged(root) {
+	if tagged(root) {
 		return nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {

@@ -16,16 +16,16 @@ import (
 func TestEnsureRootTagsOnlyItsOwnDirectory(t *testing.T) {
 	base := t.TempDir()
 	missing := filepath.Join(base, "new", "cache")
-	if err := EnsureRoot(missing); err != nil || !Tagged(missing) {
-		t.Fatalf("a missing root: %v, tagged %v", err, Tagged(missing))
+	if err := EnsureRoot(missing); err != nil || !tagged(missing) {
+		t.Fatalf("a missing root: %v, tagged %v", err, tagged(missing))
 	}
 	if err := EnsureRoot(missing); err != nil {
 		t.Errorf("a tagged root again: %v", err)
 	}
 	empty := filepath.Join(base, "empty")
 	os.Mkdir(empty, 0o755)
-	if err := EnsureRoot(empty); err != nil || !Tagged(empty) {
-		t.Errorf("an empty root: %v, tagged %v", err, Tagged(empty))
+	if err := EnsureRoot(empty); err != nil || !tagged(empty) {
+		t.Errorf("an empty root: %v, tagged %v", err, tagged(empty))
 	}
 	// A user's directory, and Cargo's target/ (it has a CACHEDIR.TAG of
 	// its own): refused, and nothing is written into them.
@@ -106,7 +106,7 @@ func TestPrepareRefusesAnotherProjectsDirectory(t *testing.T) {
 		t.Errorf("the owner again: %v", err)
 	}
 	err := Prepare(l, b)
-	var oe *OwnerError
+	var oe *ownerError
 	if !errors.As(err, &oe) || oe.Kind() != fail.Config || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "MLXBUILD_CACHE") {
 		t.Errorf("a second project: %v", err)
 	}

@@ -18,8 +18,8 @@ type Stamp struct {
 	Inputs map[string]string `json:"inputs"`
 }
 
-// OverlayPrefix starts the name of each per-file overlay input.
-const OverlayPrefix = "overlay:"
+// overlayPrefix starts the name of each per-file overlay input.
+const overlayPrefix = "overlay:"
 
 // SetOverlay replaces the stamp's overlay inputs with files (path -> content
 // hash), as returned by overlays.OverlayFiles.
@@ -28,12 +28,12 @@ func (s *Stamp) SetOverlay(files map[string]string) {
 		s.Inputs = make(map[string]string, len(files))
 	}
 	for k := range s.Inputs {
-		if strings.HasPrefix(k, OverlayPrefix) {
+		if strings.HasPrefix(k, overlayPrefix) {
 			delete(s.Inputs, k)
 		}
 	}
 	for p, h := range files {
-		s.Inputs[OverlayPrefix+p] = h
+		s.Inputs[overlayPrefix+p] = h
 	}
 }
 
@@ -77,35 +77,35 @@ func WriteStamp(path string, s *Stamp) error {
 	return atomicWrite("stamp", path, data)
 }
 
-// Change is one input that differs between two stamps. Old is empty for an
+// change is one input that differs between two stamps. Old is empty for an
 // added input, New for a removed one.
-type Change struct {
-	Input, Old, New string
+type change struct {
+	input, old, new string
 }
 
-// overlaySummary is the Input of a Change that stands for many overlay files.
+// overlaySummary is the Input of a change that stands for many overlay files.
 const overlaySummary = "overlay"
 
 // String says what changed in the words `plan` prints, for example
 // "overlay: mlx/backend/rocm/qmm.hip changed" or
 // "architectures: gfx1100 -> gfx1100;gfx1151".
-func (c Change) String() string {
+func (c change) String() string {
 	switch {
-	case c.Input == "":
-		return c.New
-	case c.Input == overlaySummary:
-		return "overlay: " + c.New
-	case strings.HasPrefix(c.Input, OverlayPrefix):
-		p := strings.TrimPrefix(c.Input, OverlayPrefix)
+	case c.input == "":
+		return c.new
+	case c.input == overlaySummary:
+		return "overlay: " + c.new
+	case strings.HasPrefix(c.input, overlayPrefix):
+		p := strings.TrimPrefix(c.input, overlayPrefix)
 		switch {
-		case c.Old == "":
+		case c.old == "":
 			return "overlay: " + p + " added"
-		case c.New == "":
+		case c.new == "":
 			return "overlay: " + p + " removed"
 		}
 		return "overlay: " + p + " changed"
 	}
-	return c.Input + ": " + show(c.Old) + " -> " + show(c.New)
+	return c.input + ": " + show(c.old) + " -> " + show(c.new)
 }
 
 // show makes a stamp value readable in one line: empty is "(none)", and
@@ -130,20 +130,20 @@ func isHex(s string) bool {
 	return true
 }
 
-// maxOverlayListed is how many overlay files Diff names one by one before it
-// summarises them in a single Change.
+// maxOverlayListed is how many overlay files diff names one by one before it
+// summarises them in a single change.
 const maxOverlayListed = 5
 
-// Diff lists the inputs that differ from old to new, sorted by name, with
-// overlay files summarised in one Change when more than a few changed. A nil
-// old stamp (never built) gives a single Change saying so; equal stamps give
+// diff lists the inputs that differ from old to new, sorted by name, with
+// overlay files summarised in one change when more than a few changed. A nil
+// old stamp (never built) gives a single change saying so; equal stamps give
 // nil.
-func Diff(old, new *Stamp) []Change {
+func diff(old, new *Stamp) []change {
 	if new == nil {
 		new = &Stamp{}
 	}
 	if old == nil {
-		return []Change{{New: "no previous successful build"}}
+		return []change{{new: "no previous successful build"}}
 	}
 	keys := make([]string, 0, len(old.Inputs)+len(new.Inputs))
 	for k := range old.Inputs {
@@ -155,42 +155,42 @@ func Diff(old, new *Stamp) []Change {
 		}
 	}
 	slices.Sort(keys)
-	var out, overlay []Change
+	var out, overlay []change
 	for _, k := range keys {
 		o, n := old.Inputs[k], new.Inputs[k]
 		if o == n {
 			continue
 		}
-		c := Change{Input: k, Old: o, New: n}
-		if strings.HasPrefix(k, OverlayPrefix) {
+		c := change{input: k, old: o, new: n}
+		if strings.HasPrefix(k, overlayPrefix) {
 			overlay = append(overlay, c)
 			continue
 		}
 		out = append(out, c)
 	}
 	if len(overlay) > maxOverlayListed {
-		overlay = []Change{summarise(overlay)}
+		overlay = []change{summarise(overlay)}
 	}
 	// Overlay changes go where "overlay" sorts among the other inputs.
-	i, _ := slices.BinarySearchFunc(out, overlaySummary, func(c Change, t string) int { return strings.Compare(c.Input, t) })
+	i, _ := slices.BinarySearchFunc(out, overlaySummary, func(c change, t string) int { return strings.Compare(c.input, t) })
 	return slices.Insert(out, i, overlay...)
 }
 
 // summarise folds many overlay changes into one, naming the first few.
-func summarise(cs []Change) Change {
+func summarise(cs []change) change {
 	var added, removed, changed int
 	names := make([]string, 0, 3)
 	for _, c := range cs {
 		switch {
-		case c.Old == "":
+		case c.old == "":
 			added++
-		case c.New == "":
+		case c.new == "":
 			removed++
 		default:
 			changed++
 		}
 		if len(names) < 3 {
-			names = append(names, strings.TrimPrefix(c.Input, OverlayPrefix))
+			names = append(names, strings.TrimPrefix(c.input, overlayPrefix))
 		}
 	}
 	var parts []string
@@ -203,5 +203,5 @@ func summarise(cs []Change) Change {
 		}
 	}
 	msg := fmt.Sprintf("%d files (%s): %s and %d more", len(cs), strings.Join(parts, ", "), strings.Join(names, ", "), len(cs)-len(names))
-	return Change{Input: overlaySummary, New: msg}
+	return change{input: overlaySummary, new: msg}
 }

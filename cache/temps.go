@@ -15,7 +15,7 @@ import (
 func (l Layout) tempPatterns() []string {
 	return []string{
 		".tmp-" + filepath.Base(l.Stamp) + "-*",
-		".tmp-" + filepath.Base(l.Owner) + "-*",
+		".tmp-" + filepath.Base(l.owner) + "-*",
 		".mlxbuild-tmp-manifest-*",
 		"." + filepath.Base(l.Out) + "-*",
 	}
@@ -46,7 +46,7 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
-			if err := removeInside(l.Root, p); err != nil {
+			if err := removeInside(l.root, p); err != nil {
 				return err
 			}
 			removed = append(removed, p)

@@ -25,7 +25,7 @@ func TestCacheRootRefused(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(root, "xdg", "tool", "x"), "")
 	os.Symlink(filepath.Join(dir, "ov"), filepath.Join(root, "ov-link"))
 	base := "source:\n  dir: mlx\nbackends:\n  rocm: { overlay: ov }\n"
-	file := filepath.Join(dir, ProjectFileName)
+	file := filepath.Join(dir, projectFileName)
 	for _, c := range []struct {
 		cache, env, xdg, want string
 	}{

@@ -9,9 +9,9 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// Setting is a resolved value with the layer it came from, so plan output
+// setting is a resolved value with the layer it came from, so plan output
 // can say why a value is what it is: env > project file > built-in.
-type Setting struct {
+type setting struct {
 	Value  string
 	Origin string // "env MLXBUILD_CACHE", "project mlxbuild.yaml:3:8", "built-in"
 }
@@ -20,9 +20,9 @@ type Setting struct {
 type Config struct {
 	Project *Project
 	// CacheRoot is where per-backend trees, builds and outputs live.
-	CacheRoot Setting
+	CacheRoot setting
 	// Jobs is MLXBUILD_JOBS when set; 0 means "decide from the machine".
-	Jobs Setting
+	Jobs setting
 }
 
 // LoadConfig finds and loads the project file from dir and applies the
@@ -31,11 +31,11 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	file, err := Find(dir, env)
+	file, err := find(dir, env)
 	if err != nil {
 		return nil, err
 	}
-	p, err := LoadProject(file)
+	p, err := loadProject(file)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +46,11 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.CacheRoot = Setting{abs, "env MLXBUILD_CACHE"}
+		c.CacheRoot = setting{abs, "env MLXBUILD_CACHE"}
 	case p.Cache != "":
-		c.CacheRoot = Setting{p.Abs(p.Cache), "project " + p.pos("cache").String()}
+		c.CacheRoot = setting{p.Abs(p.Cache), "project " + p.pos("cache").String()}
 	default:
-		c.CacheRoot = Setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
+		c.CacheRoot = setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
 	}
 	if err := c.checkCacheRoot(env); err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 		if err != nil || n < 1 {
 			return nil, fail.Configf("MLXBUILD_JOBS=%q: give a whole number of parallel jobs, 1 or more", j)
 		}
-		c.Jobs = Setting{j, "env MLXBUILD_JOBS"}
+		c.Jobs = setting{j, "env MLXBUILD_JOBS"}
 	}
 	return c, nil
 }
@@ -82,7 +82,7 @@ func (c *Config) Spec(name string) (*Spec, error) {
 		return nil, fmt.Errorf("reading %s (backends.%s.spec): %w", path, name, err)
 	}
 	if pb.Merge == "replace" {
-		s, err := ParseSpec(path, data)
+		s, err := parseWholeSpec(path, data)
 		if err != nil {
 			return nil, err
 		}
@@ -120,12 +120,12 @@ func (c *Config) Overlay(name string) string {
 // Layers returns the backend's layers with their directories made absolute
 // (a layer without dir: takes the backend's overlay); nil when it declares
 // none, and the tree is pristine + Overlay.
-func (c *Config) Layers(name string) []Layer {
+func (c *Config) Layers(name string) []layer {
 	pb := c.Project.Backends[name]
 	if pb == nil || len(pb.Layers) == 0 {
 		return nil
 	}
-	out := make([]Layer, len(pb.Layers))
+	out := make([]layer, len(pb.Layers))
 	for i, l := range pb.Layers {
 		if l.Dir == "" {
 			l.Dir = pb.Overlay

@@ -81,10 +81,10 @@ type SystemProvider struct {
 	SourceDir string `yaml:"source_dir"`
 }
 
-// CMakePackage is a CMake package config the build finds with
+// cmakePackage is a CMake package config the build finds with
 // find_package: checked before configure, so a missing one is named in
 // seconds instead of after CMake ran.
-type CMakePackage struct {
+type cmakePackage struct {
 	Pos     Pos      `json:"-"`
 	Name    string   `yaml:"name" required:"true"`
 	Version string   `yaml:"version"`
@@ -94,7 +94,7 @@ type CMakePackage struct {
 }
 
 // Dependency providers, in the order a spec usually gives them.
-var KnownProviders = []string{"cache", "system", "dir"}
+var knownProviders = []string{"cache", "system", "dir"}
 
 var (
 	hex64   = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -102,10 +102,10 @@ var (
 )
 
 // On reports whether the package applies on goos.
-func (p CMakePackage) On(goos string) bool { return OnOS(p.OS, goos) }
+func (p cmakePackage) On(goos string) bool { return OnOS(p.OS, goos) }
 
-// On reports whether the dependency applies on goos.
-func (d Dependency) On(goos string) bool { return OnOS(d.OS, goos) }
+// on reports whether the dependency applies on goos.
+func (d Dependency) on(goos string) bool { return OnOS(d.OS, goos) }
 
 // Source is the URL, or git URL at tag, for messages.
 func (d Dependency) Source() string {
@@ -161,14 +161,14 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 		seenProv := map[string]bool{}
 		for j, p := range d.Providers {
 			ppos := pos(fmt.Sprintf("%s.providers[%d]", path, j))
-			oneOf(ps, ppos, "provider", p, KnownProviders)
+			oneOf(ps, ppos, "provider", p, knownProviders)
 			if seenProv[p] {
 				ps.add(ppos, "provider %q is listed twice", p)
 			}
 			seenProv[p] = true
 		}
 		if _, given := pos2(pos, path+".providers"); given && len(d.Providers) == 0 {
-			ps.add(pos(path+".providers"), "providers is empty; list at least one of %s", strings.Join(KnownProviders, ", "))
+			ps.add(pos(path+".providers"), "providers is empty; list at least one of %s", strings.Join(knownProviders, ", "))
 		}
 		if seenProv["cache"] && (d.URL == "" && d.Git == "" || d.SHA256 == "") {
 			ps.add(pos(path), "provider cache needs url (or git, tag and commit) and sha256 for %s: the cache keeps only what it verified", d.Name)
@@ -243,7 +243,7 @@ func validateLayout(moves []Move, path string, pos func(string) Pos, ps *problem
 	}
 }
 
-func validateCMakePackages(pkgs []CMakePackage, pos func(string) Pos, ps *problems) {
+func validateCMakePackages(pkgs []cmakePackage, pos func(string) Pos, ps *problems) {
 	seen := map[string]bool{}
 	for i, p := range pkgs {
 		path := fmt.Sprintf("cmake_packages[%d]", i)
@@ -294,8 +294,8 @@ func mergeDependencies(base, over []Dependency) []Dependency {
 	return out
 }
 
-func mergeCMakePackages(base, over []CMakePackage) []CMakePackage {
-	out := append([]CMakePackage(nil), base...)
+func mergeCMakePackages(base, over []cmakePackage) []cmakePackage {
+	out := append([]cmakePackage(nil), base...)
 	for _, p := range over {
 		replaced := false
 		for i := range out {

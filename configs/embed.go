@@ -2,11 +2,15 @@
 // backend, and their schema: the spec and project file types, strict loading
 // that reports every problem with file:line:col, and the merge of a project's
 // override over an embedded spec. It runs no processes.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package configs
 
 import "embed"
 
-// FS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
+// specFS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
 //
 //go:embed *.yaml
-var FS embed.FS
+var specFS embed.FS

@@ -11,7 +11,7 @@ import (
 func FuzzParseSpec(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ParseSpec("fuzz.yaml", data)
+		_, err := parseWholeSpec("fuzz.yaml", data)
 		checkPositions(t, err)
 		_, err = parseOverride("fuzz.yaml", data)
 		checkPositions(t, err)

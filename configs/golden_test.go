@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the .golden files from the curr
 // reported problem, with its position, to the .golden file beside it.
 func TestSpecErrorsGolden(t *testing.T) {
 	runGolden(t, "testdata/spec", func(file string, data []byte) error {
-		_, err := ParseSpec(file, data)
+		_, err := parseWholeSpec(file, data)
 		return err
 	})
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
-// ParseSpec strictly decodes and validates a complete spec. file names it
+// parseWholeSpec strictly decodes and validates a complete spec. file names it
 // in messages.
-func ParseSpec(file string, data []byte) (*Spec, error) { return parseSpec(file, data, false) }
+func parseWholeSpec(file string, data []byte) (*Spec, error) { return parseSpec(file, data, false) }
 
 // parseOverride decodes a partial spec that extends another: required keys
 // may be left out.
@@ -58,11 +58,11 @@ func Builtin(name string) (*Spec, error) {
 	if !slices.Contains(Names, name) {
 		return nil, UnknownBackend(name)
 	}
-	data, err := FS.ReadFile(name + ".yaml")
+	data, err := specFS.ReadFile(name + ".yaml")
 	if err != nil {
 		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: %w", name, err)
 	}
-	s, err := ParseSpec("configs/"+name+".yaml", data)
+	s, err := parseWholeSpec("configs/"+name+".yaml", data)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +72,13 @@ func Builtin(name string) (*Spec, error) {
 	return s, nil
 }
 
-// LoadSpecFile reads a complete spec from disk.
-func LoadSpecFile(path string) (*Spec, error) {
+// loadSpecFile reads a complete spec from disk.
+func loadSpecFile(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseSpec(path, data)
+	return parseWholeSpec(path, data)
 }
 
 // UnknownBackend is the usage error for a backend name mlxbuild does not build, with a suggestion.

@@ -82,7 +82,7 @@ func clone(s *Spec) *Spec {
 		a := *s.Architectures
 		c.Architectures = &a
 	}
-	c.Link = Link{
+	c.Link = link{
 		Static:     append([]Lib(nil), s.Link.Static...),
 		Dynamic:    append([]Lib(nil), s.Link.Dynamic...),
 		System:     append([]Lib(nil), s.Link.System...),
@@ -92,11 +92,11 @@ func clone(s *Spec) *Spec {
 	}
 	c.Rpath.Dirs = append([]string(nil), s.Rpath.Dirs...)
 	c.Compile = Compile{Std: s.Compile.Std, Include: append([]string(nil), s.Compile.Include...), Defines: append([]CompileDefine(nil), s.Compile.Defines...)}
-	c.Triggers = Triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
+	c.Triggers = triggers{Env: append([]string(nil), s.Triggers.Env...), Paths: append([]string(nil), s.Triggers.Paths...)}
 	c.Records = append([]string(nil), s.Records...)
 	c.Verify = append([]string(nil), s.Verify...)
 	c.Dependencies = append([]Dependency(nil), s.Dependencies...)
-	c.CMakePackages = append([]CMakePackage(nil), s.CMakePackages...)
+	c.CMakePackages = append([]cmakePackage(nil), s.CMakePackages...)
 	return &c
 }
 

@@ -16,14 +16,14 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
-// ProjectFileName is the project file found by walking up from the
+// projectFileName is the project file found by walking up from the
 // working directory.
-const ProjectFileName = "mlxbuild.yaml"
+const projectFileName = "mlxbuild.yaml"
 
 // Project is a parsed mlxbuild.yaml.
 type Project struct {
 	Pos      Pos       `json:"-"`
-	Source   Source    `yaml:"source" required:"true"`
+	Source   source    `yaml:"source" required:"true"`
 	Cache    string    `yaml:"cache"`
 	Launcher *Launcher `yaml:"launcher"`
 	// DepsMirror is a local directory of dependency archives and git
@@ -40,8 +40,8 @@ type Project struct {
 	at map[string]Pos
 }
 
-// Source says where the pristine MLX source comes from.
-type Source struct {
+// source says where the pristine MLX source comes from.
+type source struct {
 	Pos Pos    `json:"-"`
 	Git string `yaml:"git"` // URL, local path or file:// URL of a repository
 	Dir string `yaml:"dir"` // a checkout used as it is
@@ -73,11 +73,11 @@ type ProjectBackend struct {
 	// reference's shared patches/ applied to several backends, its flat
 	// patches-cuda/*.cpp copied into mlx/, its listed Metal files. Without
 	// layers the tree is pristine + overlay.
-	Layers []Layer `yaml:"layers"`
+	Layers []layer `yaml:"layers"`
 }
 
-// Layer is one overlay directory, or part of one, laid over the tree.
-type Layer struct {
+// layer is one overlay directory, or part of one, laid over the tree.
+type layer struct {
 	Pos Pos `json:"-"`
 	// Dir is the directory the files come from; default the backend's
 	// overlay.
@@ -209,7 +209,7 @@ func checkRepo(ps *problems, pos Pos, key, repo string) {
 // validateLayer checks one layer: its directory exists, its patterns are
 // well formed relative paths, a file it names exists (unless optional),
 // and To stays inside the tree.
-func (p *Project) validateLayer(ps *problems, at string, b *ProjectBackend, l Layer) {
+func (p *Project) validateLayer(ps *problems, at string, b *ProjectBackend, l layer) {
 	dir := l.Dir
 	if dir == "" {
 		dir = b.Overlay
@@ -298,9 +298,9 @@ func (p *Project) Abs(path string) string {
 	return filepath.Join(p.Dir, path)
 }
 
-// Find locates the project file: MLXBUILD_CONFIG when set, else the first
+// find locates the project file: MLXBUILD_CONFIG when set, else the first
 // mlxbuild.yaml walking up from dir.
-func Find(dir string, env func(string) string) (string, error) {
+func find(dir string, env func(string) string) (string, error) {
 	if f := env("MLXBUILD_CONFIG"); f != "" {
 		abs, err := filepath.Abs(f)
 		if err != nil {
@@ -311,7 +311,7 @@ func Find(dir string, env func(string) string) (string, error) {
 		case err != nil:
 			return "", fail.Configf("MLXBUILD_CONFIG=%s: no such file; unset MLXBUILD_CONFIG or point it at a project file", f)
 		case st.IsDir():
-			return "", fail.Configf("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, ProjectFileName))
+			return "", fail.Configf("MLXBUILD_CONFIG=%s is a directory; point it at the project file itself (%s)", f, filepath.Join(f, projectFileName))
 		}
 		return abs, nil
 	}
@@ -320,7 +320,7 @@ func Find(dir string, env func(string) string) (string, error) {
 		return "", err
 	}
 	for d := start; ; d = filepath.Dir(d) {
-		f := filepath.Join(d, ProjectFileName)
+		f := filepath.Join(d, projectFileName)
 		if st, err := os.Stat(f); err == nil && !st.IsDir() {
 			return f, nil
 		}
@@ -331,12 +331,12 @@ func Find(dir string, env func(string) string) (string, error) {
 	return "", fail.Configf("%w in %s or any parent directory; create one (see README) or set MLXBUILD_CONFIG", ErrNoProjectFile, start)
 }
 
-// ErrNoProjectFile is wrapped by Find's error when no project file exists,
+// ErrNoProjectFile is wrapped by find's error when no project file exists,
 // for the few targets that also work outside a project (arch:rocm).
-var ErrNoProjectFile = errors.New("no " + ProjectFileName + " found")
+var ErrNoProjectFile = errors.New("no " + projectFileName + " found")
 
-// LoadProject reads and parses a project file.
-func LoadProject(file string) (*Project, error) {
+// loadProject reads and parses a project file.
+func loadProject(file string) (*Project, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("reading project file: %w", err)

@@ -22,9 +22,9 @@ func TestProjectPathsWithControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(dir, "mlx"), 0o755)
-	file := filepath.Join(dir, ProjectFileName)
+	file := filepath.Join(dir, projectFileName)
 	testutil.WriteFile(t, file, "source:\n  dir: mlx\nbackends:\n  rocm:\n    overlay: \"patches\\ncargo:rustc-link-arg=-Wl,--wrap=main\"\n  cuda:\n    overlay: \"mlx\\r\"\n")
-	_, err := LoadProject(file)
+	_, err := loadProject(file)
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Kind() != fail.Config {
 		t.Fatalf("want a configuration error, got %v", err)
@@ -43,7 +43,7 @@ func TestNonUTF8Position(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/p/mlxbuild.yaml:4:21: byte 0xe9 is not UTF-8") {
 		t.Errorf("got %v, want the error at 4:21", err)
 	}
-	if _, err := ParseSpec("s.yaml", []byte("backend: cpu\n# ü is fine\nplatforms: [linux]\xff\n")); err == nil || !strings.Contains(err.Error(), "s.yaml:3:19: byte 0xff") {
+	if _, err := parseWholeSpec("s.yaml", []byte("backend: cpu\n# ü is fine\nplatforms: [linux]\xff\n")); err == nil || !strings.Contains(err.Error(), "s.yaml:3:19: byte 0xff") {
 		t.Errorf("spec: got %v, want the error at 3:19", err)
 	}
 }
@@ -52,8 +52,8 @@ func TestNonUTF8Position(t *testing.T) {
 // error (exit 2) that names the file to point at.
 func TestConfigNamingADirectory(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Find(t.TempDir(), func(k string) string { return map[string]string{"MLXBUILD_CONFIG": dir}[k] })
-	if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), "MLXBUILD_CONFIG="+dir+" is a directory") || !strings.Contains(err.Error(), filepath.Join(dir, ProjectFileName)) {
+	_, err := find(t.TempDir(), func(k string) string { return map[string]string{"MLXBUILD_CONFIG": dir}[k] })
+	if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), "MLXBUILD_CONFIG="+dir+" is a directory") || !strings.Contains(err.Error(), filepath.Join(dir, projectFileName)) {
 		t.Errorf("got %v", err)
 	}
 }

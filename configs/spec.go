@@ -8,22 +8,22 @@ type Spec struct {
 	Description   string            `yaml:"description"`
 	Platforms     []string          `yaml:"platforms" required:"true"`
 	Conflicts     []string          `yaml:"conflicts"`
-	Toolchain     *Toolchain        `yaml:"toolchain"`
+	Toolchain     *toolchain        `yaml:"toolchain"`
 	Constraints   map[string]string `yaml:"constraints"`
 	Defines       []Define          `yaml:"defines"`
-	Architectures *Architectures    `yaml:"architectures"`
-	Link          Link              `yaml:"link"`
+	Architectures *architectures    `yaml:"architectures"`
+	Link          link              `yaml:"link"`
 	Rpath         Rpath             `yaml:"rpath"`
 	Compile       Compile           `yaml:"compile"`
-	Triggers      Triggers          `yaml:"triggers"`
+	Triggers      triggers          `yaml:"triggers"`
 	Records       []string          `yaml:"records"`
-	Jobs          Jobs              `yaml:"jobs"`
+	Jobs          jobs              `yaml:"jobs"`
 	// Dependencies are what the project's CMake would download
 	// (FetchContent); mlxbuild provides them instead.
 	Dependencies []Dependency `yaml:"dependencies"`
 	// CMakePackages are find_package configs the build needs from the
 	// toolchain, checked before configure.
-	CMakePackages []CMakePackage `yaml:"cmake_packages"`
+	CMakePackages []cmakePackage `yaml:"cmake_packages"`
 	// Verify names the checks verify:<backend> runs, in order.
 	Verify []string `yaml:"verify"`
 
@@ -32,8 +32,8 @@ type Spec struct {
 	Source string `yaml:"-" json:"-"`
 }
 
-// Toolchain says how to find the backend's SDK root.
-type Toolchain struct {
+// toolchain says how to find the backend's SDK root.
+type toolchain struct {
 	Pos       Pos      `json:"-"`
 	Name      string   `yaml:"name" required:"true"`    // rocm, cuda
 	Env       string   `yaml:"env" required:"true"`     // ROCM_PATH, CUDA_HOME
@@ -51,8 +51,8 @@ type Define struct {
 	Origin string   `yaml:"-" json:"-"`
 }
 
-// Architectures says how GPU targets are resolved and where they go.
-type Architectures struct {
+// architectures says how GPU targets are resolved and where they go.
+type architectures struct {
 	Pos      Pos      `json:"-"`
 	Env      string   `yaml:"env" required:"true"`
 	Probes   []string `yaml:"probes"`
@@ -61,8 +61,8 @@ type Architectures struct {
 	Default  []string `yaml:"default"`
 }
 
-// Link lists what a consumer links, in link order.
-type Link struct {
+// link lists what a consumer links, in link order.
+type link struct {
 	Static     []Lib    `yaml:"static"`     // archives from the build tree
 	Dynamic    []Lib    `yaml:"dynamic"`    // shared libraries from the toolchain
 	System     []Lib    `yaml:"system"`     // from the system's default paths
@@ -129,14 +129,14 @@ type Rpath struct {
 	Dirs []string `yaml:"dirs"`
 }
 
-// Triggers are inputs outside the tree whose change must rebuild.
-type Triggers struct {
+// triggers are inputs outside the tree whose change must rebuild.
+type triggers struct {
 	Env   []string `yaml:"env"`
 	Paths []string `yaml:"paths"`
 }
 
-// Jobs tunes build parallelism.
-type Jobs struct {
+// jobs tunes build parallelism.
+type jobs struct {
 	// MemoryPerJobGiB caps jobs by available memory: CUDA compiles of MLX
 	// die with exit 137 at about 5 GB per job.
 	MemoryPerJobGiB float64 `yaml:"memory_per_job_gib"`
@@ -145,8 +145,8 @@ type Jobs struct {
 // Known backend names, in display order.
 var Names = []string{"cpu", "rocm", "cuda", "metal"}
 
-// GPU reports whether the backend needs a GPU toolchain and architectures.
-func (s *Spec) GPU() bool { return s.Architectures != nil }
+// gpu reports whether the backend needs a GPU toolchain and architectures.
+func (s *Spec) gpu() bool { return s.Architectures != nil }
 
 // ActiveDefines are the defines that apply on goos.
 func (s *Spec) ActiveDefines(goos string) []Define {
@@ -163,7 +163,7 @@ func (s *Spec) ActiveDefines(goos string) []Define {
 func (s *Spec) ActiveDependencies(goos string) []Dependency {
 	var out []Dependency
 	for _, d := range s.Dependencies {
-		if d.On(goos) {
+		if d.on(goos) {
 			out = append(out, d)
 		}
 	}

@@ -20,8 +20,8 @@ var (
 	knownProbes      = []string{"kfd", "rocminfo", "nvidia-smi"}
 	knownConstraints = []string{"cmake", "ninja", "git", "rocm", "cuda"}
 	knownRpathModes  = []string{"runpath", "legacy"}
-	// KnownChecks are the checks a spec's verify list may name.
-	KnownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "kernel_ports", "license_headers", "cross_refs", "isolation", "rules", "link", "gpu_code"}
+	// knownChecks are the checks a spec's verify list may name.
+	knownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "kernel_ports", "license_headers", "cross_refs", "isolation", "rules", "link", "gpu_code"}
 	knownPlaceholder = regexp.MustCompile(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
 )
@@ -119,7 +119,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		}
 	}
 	for i, c := range s.Verify {
-		oneOf(ps, pos(fmt.Sprintf("verify[%d]", i)), "check", c, KnownChecks)
+		oneOf(ps, pos(fmt.Sprintf("verify[%d]", i)), "check", c, knownChecks)
 	}
 	if s.Jobs.MemoryPerJobGiB < 0 {
 		ps.add(pos("jobs.memory_per_job_gib"), "memory_per_job_gib must not be negative")
@@ -129,7 +129,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 // defKey makes defines that apply on different platforms distinct.
 func defKey(d Define) string { return d.Name + "\x00" + strings.Join(d.OS, ",") }
 
-func validateLink(l *Link, pos func(string) Pos, ps *problems) {
+func validateLink(l *link, pos func(string) Pos, ps *problems) {
 	seen := map[string]string{}
 	lists := []struct {
 		key  string

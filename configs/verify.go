@@ -13,21 +13,21 @@ import (
 // the rest of the file, so a typo is reported at load with its position.
 type Verify struct {
 	Records        *VerifyRecords        `yaml:"records"`
-	KernelKeys     *VerifyScope          `yaml:"kernel_keys"`
-	Wave32         *VerifyPatterns       `yaml:"wave32"`
-	Hygiene        *VerifyHygiene        `yaml:"hygiene"`
-	KernelPorts    *VerifyKernelPorts    `yaml:"kernel_ports"`
-	LicenseHeaders *VerifyLicenseHeaders `yaml:"license_headers"`
-	CrossRefs      *VerifyCrossRefs      `yaml:"cross_refs"`
-	Rules          []VerifyRule          `yaml:"rules"`
-	RulesScope     *VerifyFolder         `yaml:"rules_scope"`
-	Link           *VerifyLink           `yaml:"link"`
+	KernelKeys     *verifyScope          `yaml:"kernel_keys"`
+	Wave32         *verifyPatterns       `yaml:"wave32"`
+	Hygiene        *verifyHygiene        `yaml:"hygiene"`
+	KernelPorts    *verifyKernelPorts    `yaml:"kernel_ports"`
+	LicenseHeaders *verifyLicenseHeaders `yaml:"license_headers"`
+	CrossRefs      *verifyCrossRefs      `yaml:"cross_refs"`
+	Rules          []verifyRule          `yaml:"rules"`
+	RulesScope     *verifyFolder         `yaml:"rules_scope"`
+	Link           *verifyLink           `yaml:"link"`
 }
 
-// VerifyFolder is where a check reads: scope is overlay, tree or repo (each
+// verifyFolder is where a check reads: scope is overlay, tree or repo (each
 // check has its default), root a folder inside it. Every check's section
 // has these three fields.
-type VerifyFolder struct {
+type verifyFolder struct {
 	Pos   Pos    `yaml:"-" json:"-"`
 	Scope string `yaml:"scope"`
 	Root  string `yaml:"root"`
@@ -41,10 +41,10 @@ type VerifyRecords struct {
 	RequireStatus bool   `yaml:"require_status"`
 }
 
-// VerifyScope is the kernel_keys check's scope: the files that must declare
+// verifyScope is the kernel_keys check's scope: the files that must declare
 // a kernel key, by pattern or by name, and how many there are; launches is
 // how launches are found (follow or initializers).
-type VerifyScope struct {
+type verifyScope struct {
 	Pos      Pos      `yaml:"-" json:"-"`
 	Scope    string   `yaml:"scope"`
 	Root     string   `yaml:"root"`
@@ -55,8 +55,8 @@ type VerifyScope struct {
 	Launches string   `yaml:"launches"`
 }
 
-// VerifyPatterns selects files by glob.
-type VerifyPatterns struct {
+// verifyPatterns selects files by glob.
+type verifyPatterns struct {
 	Pos     Pos      `yaml:"-" json:"-"`
 	Scope   string   `yaml:"scope"`
 	Root    string   `yaml:"root"`
@@ -64,8 +64,8 @@ type VerifyPatterns struct {
 	Exclude []string `yaml:"exclude"`
 }
 
-// VerifyHygiene says which overlay files are vendored and which owned.
-type VerifyHygiene struct {
+// verifyHygiene says which overlay files are vendored and which owned.
+type verifyHygiene struct {
 	Pos         Pos      `yaml:"-" json:"-"`
 	Scope       string   `yaml:"scope"`
 	Root        string   `yaml:"root"`
@@ -76,9 +76,9 @@ type VerifyHygiene struct {
 	Notice      string   `yaml:"notice"`
 }
 
-// VerifyKernelPorts names the launchers and helpers of the kernel_ports
+// verifyKernelPorts names the launchers and helpers of the kernel_ports
 // check and the Rust sources that call them.
-type VerifyKernelPorts struct {
+type verifyKernelPorts struct {
 	Pos       Pos      `yaml:"-" json:"-"`
 	Scope     string   `yaml:"scope"`
 	Root      string   `yaml:"root"`
@@ -88,8 +88,8 @@ type VerifyKernelPorts struct {
 	Exclude   []string `yaml:"exclude"`
 }
 
-// VerifyLicenseHeaders says which files must carry the license header.
-type VerifyLicenseHeaders struct {
+// verifyLicenseHeaders says which files must carry the license header.
+type verifyLicenseHeaders struct {
 	Pos         Pos      `yaml:"-" json:"-"`
 	Scope       string   `yaml:"scope"`
 	Root        string   `yaml:"root"`
@@ -100,9 +100,9 @@ type VerifyLicenseHeaders struct {
 	HeaderLines int      `yaml:"header_lines"`
 }
 
-// VerifyCrossRefs says which files' cross references are checked, and
+// verifyCrossRefs says which files' cross references are checked, and
 // against which upstream.
-type VerifyCrossRefs struct {
+type verifyCrossRefs struct {
 	Pos      Pos      `yaml:"-" json:"-"`
 	Scope    string   `yaml:"scope"`
 	Root     string   `yaml:"root"`
@@ -113,9 +113,9 @@ type VerifyCrossRefs struct {
 	Repo     string   `yaml:"repo"`
 }
 
-// VerifyRule is one source rule: files that must, or must not, match
+// verifyRule is one source rule: files that must, or must not, match
 // regular expressions (multi-line mode).
-type VerifyRule struct {
+type verifyRule struct {
 	Pos            Pos      `yaml:"-" json:"-"`
 	Name           string   `yaml:"name" required:"true"`
 	Files          []string `yaml:"files" required:"true"`
@@ -127,8 +127,8 @@ type VerifyRule struct {
 	Why            string   `yaml:"why"`
 }
 
-// VerifyLink adds consumer binaries and expectations to the link check.
-type VerifyLink struct {
+// verifyLink adds consumer binaries and expectations to the link check.
+type verifyLink struct {
 	Files   []string `yaml:"files"`
 	Needed  []string `yaml:"needed"`
 	Runpath []string `yaml:"runpath"`

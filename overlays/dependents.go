@@ -40,19 +40,19 @@ func touchDependents(tree string, man *Manifest, changed []string) ([]string, er
 	}
 	var touched []string
 	now := time.Now()
-	for i := range man.Entries {
-		e := &man.Entries[i]
-		if g.changed[e.Path] || e.Kind == KindLink || !slices.Contains(hipSourceExts, path.Ext(e.Path)) {
+	for i := range man.entries {
+		e := &man.entries[i]
+		if g.changed[e.path] || e.kind == kindLink || !slices.Contains(hipSourceExts, path.Ext(e.path)) {
 			continue
 		}
-		hit, err := g.reaches(e.Path)
+		hit, err := g.reaches(e.path)
 		if err != nil {
 			return nil, err
 		}
 		if !hit {
 			continue
 		}
-		dst := join(tree, e.Path)
+		dst := join(tree, e.path)
 		if err := os.Chtimes(dst, now, now); err != nil {
 			return nil, fmt.Errorf("overlays: marking %s for a rebuild after a header it includes changed: %w; make the tree writable", dst, err)
 		}
@@ -61,8 +61,8 @@ func touchDependents(tree string, man *Manifest, changed []string) ([]string, er
 			return nil, fmt.Errorf("overlays: reading %s: %w", dst, err)
 		}
 		st := statData(fi)
-		e.MTime, e.CTime, e.Ino, e.Size = st.mtime, st.ctime, st.ino, st.size
-		touched = append(touched, e.Path)
+		e.mTime, e.cTime, e.ino, e.size = st.mtime, st.ctime, st.ino, st.size
+		touched = append(touched, e.path)
 	}
 	return touched, nil
 }

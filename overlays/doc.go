@@ -9,4 +9,8 @@
 // stay and nothing recompiles; every write is a temporary file renamed over
 // the final name, so a killed run leaves old or new files, never torn ones,
 // and the next run converges.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package overlays

@@ -18,19 +18,19 @@ import (
 type statOf struct {
 	size, mtime, ctime int64
 	ino                uint64
-	kind               Kind
+	kind               kind
 }
 
 func statData(fi fs.FileInfo) statOf {
-	s := statOf{size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: KindFile}
+	s := statOf{size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: kindFile}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		s.ino, s.ctime = st.Ino, ctimeOf(st)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		s.kind = KindLink
+		s.kind = kindLink
 	case fi.Mode()&0o111 != 0:
-		s.kind = KindExec
+		s.kind = kindExec
 	}
 	return s
 }
@@ -42,13 +42,13 @@ func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
 	if err := fstatat(dirfd, name, &st); err != nil {
 		return statOf{}, 0, err
 	}
-	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, kind: KindFile}
+	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, kind: kindFile}
 	typ := modeType(uint32(st.Mode))
 	switch {
 	case typ == fs.ModeSymlink:
-		s.kind = KindLink
+		s.kind = kindLink
 	case typ == 0 && st.Mode&0o111 != 0:
-		s.kind = KindExec
+		s.kind = kindExec
 	}
 	return s, typ, nil
 }
@@ -60,21 +60,21 @@ func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 // file makes the tree file dirRel/name equal to its source in srcRoot
 // (origin says which side), writing it only when its content or kind
 // differs. An unchanged file costs two fstatat calls and no allocation.
-func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, srcDir int, t *dirEnt, treeDir int, c *dirCounts) error {
+func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir int, t *dirEnt, treeDir int, c *dirCounts) error {
 	s, styp, err := lstatAt(srcDir, name)
 	if err != nil {
 		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, join(srcRoot, joinRel(dirRel, name)), err)
 	}
-	if s.kind == KindLink && origin == FromOverlay {
+	if s.kind == kindLink && origin == FromOverlay {
 		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(srcRoot, joinRel(dirRel, name)))
 	}
-	if styp != 0 && s.kind != KindLink {
+	if styp != 0 && s.kind != kindLink {
 		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, join(srcRoot, joinRel(dirRel, name)))
 	}
 	idx := c.old.file(name)
-	var old *Entry
+	var old *entry
 	if idx >= 0 {
-		old = &m.old.Entries[idx]
+		old = &m.old.entries[idx]
 		m.seen[idx] = true
 	}
 	var tr statOf
@@ -84,10 +84,10 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 			tr, haveTree = st, true
 		}
 	}
-	srcKnown := old != nil && old.Origin == origin && old.Kind == s.kind &&
-		old.SrcSize == s.size && old.SrcMTime == s.mtime && old.SrcCTime == s.ctime && old.SrcIno == s.ino && !m.racy(s.mtime)
-	treeKnown := old != nil && haveTree && old.Kind == tr.kind &&
-		old.Size == tr.size && old.MTime == tr.mtime && old.CTime == tr.ctime && old.Ino == tr.ino && !m.racy(tr.mtime)
+	srcKnown := old != nil && old.origin == origin && old.kind == s.kind &&
+		old.srcSize == s.size && old.srcMTime == s.mtime && old.srcCTime == s.ctime && old.srcIno == s.ino && !m.racy(s.mtime)
+	treeKnown := old != nil && haveTree && old.kind == tr.kind &&
+		old.size == tr.size && old.mTime == tr.mtime && old.cTime == tr.ctime && old.ino == tr.ino && !m.racy(tr.mtime)
 	if srcKnown && treeKnown {
 		c.unchanged++
 		return nil
@@ -99,7 +99,7 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 	var data []byte
 	var sum [32]byte
 	if srcKnown {
-		sum = old.Hash
+		sum = old.hash
 	} else if data, sum, err = b.read(src, s.kind, &b.src); err != nil {
 		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
 	}
@@ -112,7 +112,7 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 		}
 		if tsum == sum {
 			mtime := tr.mtime
-			if old != nil && old.SrcMTime != s.mtime && s.mtime > tr.mtime && s.kind != KindLink {
+			if old != nil && old.srcMTime != s.mtime && s.mtime > tr.mtime && s.kind != kindLink {
 				// The source was touched, its content unchanged: pass the
 				// touch on so Ninja rebuilds what depends on the file.
 				ts := time.Unix(0, s.mtime)
@@ -138,8 +138,8 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 					m.dirty.Store(true)
 				}
 			}
-			m.record(idx, Entry{Path: rel, Size: tr.size, MTime: mtime, CTime: tr.ctime, Ino: tr.ino, Hash: sum, Origin: origin, Kind: s.kind,
-				SrcSize: s.size, SrcMTime: s.mtime, SrcCTime: s.ctime, SrcIno: s.ino}, c)
+			m.record(idx, entry{path: rel, size: tr.size, mTime: mtime, cTime: tr.ctime, ino: tr.ino, hash: sum, origin: origin, kind: s.kind,
+				srcSize: s.size, srcMTime: s.mtime, srcCTime: s.ctime, srcIno: s.ino}, c)
 			return nil
 		}
 	}
@@ -164,34 +164,34 @@ func (m *materializer) file(dirRel, name string, origin Origin, srcRoot string, 
 	if err != nil {
 		return err
 	}
-	if old != nil && old.Origin == FromOverlay && origin == FromPristine {
+	if old != nil && old.origin == FromOverlay && origin == fromPristine {
 		c.restored++
 	} else {
 		c.written++
 	}
 	c.changed = append(c.changed, rel)
-	m.record(idx, Entry{Path: rel, Size: w.size, MTime: w.mtime, CTime: w.ctime, Ino: w.ino, Hash: sum, Origin: origin, Kind: s.kind,
-		SrcSize: s.size, SrcMTime: s.mtime, SrcCTime: s.ctime, SrcIno: s.ino}, c)
+	m.record(idx, entry{path: rel, size: w.size, mTime: w.mtime, cTime: w.ctime, ino: w.ino, hash: sum, origin: origin, kind: s.kind,
+		srcSize: s.size, srcMTime: s.mtime, srcCTime: s.ctime, srcIno: s.ino}, c)
 	return nil
 }
 
 // hashOr is the entry's hash, or zero for no entry (never a real SHA-256).
-func (e *Entry) hashOr() [32]byte {
+func (e *entry) hashOr() [32]byte {
 	if e == nil {
 		return [32]byte{}
 	}
-	return e.Hash
+	return e.hash
 }
 
 // record stores the new entry for rel: in place of the old one (each index
 // belongs to exactly one worker), or among the extras.
-func (m *materializer) record(idx int, e Entry, c *dirCounts) {
+func (m *materializer) record(idx int, e entry, c *dirCounts) {
 	if idx < 0 {
 		c.extra = append(c.extra, e)
 		return
 	}
-	if m.old.Entries[idx] != e {
-		m.old.Entries[idx] = e
+	if m.old.entries[idx] != e {
+		m.old.entries[idx] = e
 		m.dirty.Store(true)
 	}
 }
@@ -201,33 +201,33 @@ func (m *materializer) record(idx int, e Entry, c *dirCounts) {
 func (m *materializer) result() *Manifest {
 	out := &Manifest{}
 	kept := 0
-	for i := range m.old.Entries {
+	for i := range m.old.entries {
 		if m.seen[i] {
 			kept++
 		}
 	}
-	if kept != len(m.old.Entries) {
+	if kept != len(m.old.entries) {
 		m.dirty.Store(true)
 	}
 	extra := 0
 	for _, x := range m.extra {
 		extra += len(x)
 	}
-	if kept == len(m.old.Entries) && extra == 0 {
-		out.Entries = m.old.Entries
+	if kept == len(m.old.entries) && extra == 0 {
+		out.entries = m.old.entries
 		return out
 	}
-	out.Entries = make([]Entry, 0, kept+extra)
-	for i := range m.old.Entries {
+	out.entries = make([]entry, 0, kept+extra)
+	for i := range m.old.entries {
 		if m.seen[i] {
-			out.Entries = append(out.Entries, m.old.Entries[i])
+			out.entries = append(out.entries, m.old.entries[i])
 		}
 	}
 	for i, x := range m.extra {
-		out.Entries = append(out.Entries, x...)
+		out.entries = append(out.entries, x...)
 		m.extra[i] = nil // let the collector take each part as soon as it is copied
 	}
-	slices.SortFunc(out.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(out.entries, func(a, b entry) int { return comparePaths(a.path, b.path) })
 	return out
 }
 
@@ -243,8 +243,8 @@ func (m *materializer) getBufs() *bufs {
 
 // read returns the content of path (a link's target for a link) and its
 // SHA-256, reusing *buf.
-func (b *bufs) read(path string, kind Kind, buf *[]byte) ([]byte, [32]byte, error) {
-	if kind == KindLink {
+func (b *bufs) read(path string, kind kind, buf *[]byte) ([]byte, [32]byte, error) {
+	if kind == kindLink {
 		target, err := os.Readlink(path)
 		if err != nil {
 			return nil, [32]byte{}, err

@@ -44,7 +44,7 @@ func TestHandEditInTheTreeIsNamed(t *testing.T) {
 	if !ok || origin != FromOverlay || file != filepath.Join(f.overlay, edited) {
 		t.Errorf("SourceOf = %s %v %v, want the overlay's file", file, origin, ok)
 	}
-	if file, origin, ok := m.SourceOf(f.tree, "mlx/array.cpp", f.pristine, f.overlay); !ok || origin != FromPristine || file != filepath.Join(f.pristine, "mlx/array.cpp") {
+	if file, origin, ok := m.SourceOf(f.tree, "mlx/array.cpp", f.pristine, f.overlay); !ok || origin != fromPristine || file != filepath.Join(f.pristine, "mlx/array.cpp") {
 		t.Errorf("SourceOf(mlx/array.cpp) = %s %v %v, want the pristine file", file, origin, ok)
 	}
 	if _, _, ok := m.SourceOf(f.tree, filepath.Join(filepath.Dir(f.tree), "build", "x.o"), f.pristine, f.overlay); ok {

@@ -25,23 +25,23 @@ type Layer struct {
 	Optional bool     // a named file that does not exist is skipped
 }
 
-// LayerSource is where one file of the composed overlay comes from.
-type LayerSource struct {
-	Path  string // the file, absolute
-	Layer int    // its layer's index
+// layerSource is where one file of the composed overlay comes from.
+type layerSource struct {
+	path  string // the file, absolute
+	layer int    // its layer's index
 }
 
-// LayerFiles lists what the layers put where: tree path -> source, the
+// layerFiles lists what the layers put where: tree path -> source, the
 // last layer winning. Records (slash paths relative to a layer's Dir, such
 // as UPSTREAM) and .git are never taken. A named file that is missing is an
 // error unless its layer is optional; a pattern that matches nothing is
 // not (a layer for mlx/backend/cuda/** may be empty today).
-func LayerFiles(layers []Layer, records []string) (map[string]LayerSource, error) {
+func layerFiles(layers []Layer, records []string) (map[string]layerSource, error) {
 	skip := map[string]bool{}
 	for _, r := range records {
 		skip[r] = true
 	}
-	out := map[string]LayerSource{}
+	out := map[string]layerSource{}
 	for i, l := range layers {
 		root, err := sourceDir("overlay layer", l.Dir, "fix the layer's dir: in mlxbuild.yaml")
 		if err != nil {
@@ -75,7 +75,7 @@ func LayerFiles(layers []Layer, records []string) (map[string]LayerSource, error
 				}
 			}
 			if take {
-				out[path.Join(l.To, rel)] = LayerSource{Path: p, Layer: i}
+				out[path.Join(l.To, rel)] = layerSource{path: p, layer: i}
 			}
 			return nil
 		})
@@ -122,15 +122,15 @@ func matchParts(pat, name []string) bool {
 // file that lands there. It reads the sources and writes nothing, so plan
 // can compare it with a stamp.
 func LayerHashes(layers []Layer, records []string) (map[string]string, error) {
-	files, err := LayerFiles(layers, records)
+	files, err := layerFiles(layers, records)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(files))
 	for rel, src := range files {
-		data, err := os.ReadFile(src.Path)
+		data, err := os.ReadFile(src.path)
 		if err != nil {
-			return nil, fmt.Errorf("overlays: reading %s: %w", src.Path, err)
+			return nil, fmt.Errorf("overlays: reading %s: %w", src.path, err)
 		}
 		sum := sha256.Sum256(data)
 		out[rel] = hex.EncodeToString(sum[:])
@@ -147,8 +147,8 @@ func LayerHashes(layers []Layer, records []string) (map[string]string, error) {
 // more are removed, with the directories they leave empty. dst belongs to
 // mlxbuild (under the backend's cache directory); the caller holds the
 // backend's lock.
-func Compose(layers []Layer, records []string, dst string) (map[string]LayerSource, error) {
-	files, err := LayerFiles(layers, records)
+func Compose(layers []Layer, records []string, dst string) (map[string]layerSource, error) {
+	files, err := layerFiles(layers, records)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func Compose(layers []Layer, records []string, dst string) (map[string]LayerSour
 		return nil, fmt.Errorf("overlays: creating %s: %w; make the cache directory writable", dst, err)
 	}
 	for rel, src := range files {
-		if err := place(src.Path, filepath.Join(dst, filepath.FromSlash(rel))); err != nil {
+		if err := place(src.path, filepath.Join(dst, filepath.FromSlash(rel))); err != nil {
 			return nil, err
 		}
 	}

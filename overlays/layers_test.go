@@ -81,7 +81,7 @@ func TestLayerFilesReferenceOrder(t *testing.T) {
 		},
 	}
 	for backend, w := range want {
-		got, err := LayerFiles(referenceLayers(root, backend), layerRecords)
+		got, err := layerFiles(referenceLayers(root, backend), layerRecords)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestLayerFilesReferenceOrder(t *testing.T) {
 				t.Errorf("%s: no %s", backend, dst)
 				continue
 			}
-			if rel, _ := filepath.Rel(root, src.Path); !strings.HasPrefix(rel, dir+string(filepath.Separator)) {
+			if rel, _ := filepath.Rel(root, src.path); !strings.HasPrefix(rel, dir+string(filepath.Separator)) {
 				t.Errorf("%s: %s comes from %s, want %s/", backend, dst, rel, dir)
 			}
 		}
@@ -106,13 +106,13 @@ func TestLayerFilesNamedFileMissing(t *testing.T) {
 	writeReferenceOverlays(t, root)
 	ls := referenceLayers(root, "cuda")
 	ls[0].Optional = false // mlx/backend/metal/device.cpp is not there
-	if _, err := LayerFiles(ls, layerRecords); err == nil || !strings.Contains(err.Error(), "names mlx/backend/metal/device.cpp, which is not in") {
+	if _, err := layerFiles(ls, layerRecords); err == nil || !strings.Contains(err.Error(), "names mlx/backend/metal/device.cpp, which is not in") {
 		t.Errorf("err = %v, want the missing named file", err)
 	}
 	// A pattern that matches nothing is no error: the layer is empty today.
 	ls[0].Optional = true
 	ls = append(ls, Layer{Dir: filepath.Join(root, "patches"), Files: []string{"mlx/backend/vulkan/**"}})
-	if _, err := LayerFiles(ls, layerRecords); err != nil {
+	if _, err := layerFiles(ls, layerRecords); err != nil {
 		t.Errorf("an empty glob: %v", err)
 	}
 }

@@ -13,18 +13,18 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
-// Origin says where a tree file comes from.
-type Origin uint8
+// origin says where a tree file comes from.
+type origin uint8
 
 // The origins of tree files.
 const (
-	FromPristine Origin = 'p'
-	FromOverlay  Origin = 'o'
+	fromPristine origin = 'p'
+	FromOverlay  origin = 'o'
 )
 
-func (o Origin) String() string {
+func (o origin) String() string {
 	switch o {
-	case FromPristine:
+	case fromPristine:
 		return "pristine"
 	case FromOverlay:
 		return "overlay"
@@ -32,60 +32,60 @@ func (o Origin) String() string {
 	return "unknown"
 }
 
-// Kind is the type of a tree entry: a regular file (executable or not) or a
+// kind is the type of a tree entry: a regular file (executable or not) or a
 // symbolic link copied from the pristine source.
-type Kind uint8
+type kind uint8
 
 // The kinds of tree entries.
 const (
-	KindFile Kind = 'f'
-	KindExec Kind = 'x'
-	KindLink Kind = 'l'
+	kindFile kind = 'f'
+	kindExec kind = 'x'
+	kindLink kind = 'l'
 )
 
-// Entry is one file of the tree as the last Materialize left it. The tree's
+// entry is one file of the tree as the last Materialize left it. The tree's
 // size, mtime, ctime and inode, and the source's, let the next run trust Hash
 // without reading either file; any difference makes it hash again. The ctime
 // is what git's index also keeps: an edit in place that restores the size and
 // mtime (an editor keeping times, cp -p, touch -r) cannot restore it.
-type Entry struct {
-	Path     string // slash-separated, relative to the tree
-	Size     int64  // the tree file's size
-	MTime    int64  // the tree file's mtime, ns since the epoch
-	Ino      uint64 // the tree file's inode
-	Hash     [32]byte
-	Origin   Origin
-	Kind     Kind
-	SrcSize  int64  // the source file's size when it was last read
-	SrcMTime int64  // the source file's mtime then
-	SrcIno   uint64 // the source file's inode then
-	CTime    int64  // the tree file's status change time, ns
-	SrcCTime int64  // the source file's status change time then
+type entry struct {
+	path     string // slash-separated, relative to the tree
+	size     int64  // the tree file's size
+	mTime    int64  // the tree file's mtime, ns since the epoch
+	ino      uint64 // the tree file's inode
+	hash     [32]byte
+	origin   origin
+	kind     kind
+	srcSize  int64  // the source file's size when it was last read
+	srcMTime int64  // the source file's mtime then
+	srcIno   uint64 // the source file's inode then
+	cTime    int64  // the tree file's status change time, ns
+	srcCTime int64  // the source file's status change time then
 }
 
-// HashHex is the entry's content hash (SHA-256) in hex.
-func (e *Entry) HashHex() string { return hex.EncodeToString(e.Hash[:]) }
+// hashHex is the entry's content hash (SHA-256) in hex.
+func (e *entry) hashHex() string { return hex.EncodeToString(e.hash[:]) }
 
 // Manifest lists every file of a tree, sorted by path (see comparePaths).
 type Manifest struct {
-	Entries []Entry
+	entries []entry
 	// mtime is the manifest file's own mtime when it was read: entries not
 	// older than it are "racy" (a change in the same clock tick would not show
 	// in their mtime), so the next run re-hashes them, as git does.
 	mtime int64
 }
 
-// Hash fingerprints the tree's content: every path, kind and content hash,
+// hash fingerprints the tree's content: every path, kind and content hash,
 // but not mtimes or origins, so that it changes exactly when what CMake
 // would compile changes.
-func (m *Manifest) Hash() string {
+func (m *Manifest) hash() string {
 	h := sha256.New()
 	var line []byte
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		line = append(line[:0], e.Path...)
-		line = append(line, 0, byte(e.Kind), 0)
-		line = append(line, e.Hash[:]...)
+	for i := range m.entries {
+		e := &m.entries[i]
+		line = append(line[:0], e.path...)
+		line = append(line, 0, byte(e.kind), 0)
+		line = append(line, e.hash[:]...)
 		line = append(line, '\n')
 		h.Write(line)
 	}
@@ -96,9 +96,9 @@ func (m *Manifest) Hash() string {
 // same map as the package function OverlayFiles but without reading files.
 func (m *Manifest) OverlayFiles() map[string]string {
 	out := map[string]string{}
-	for i := range m.Entries {
-		if m.Entries[i].Origin == FromOverlay {
-			out[m.Entries[i].Path] = m.Entries[i].HashHex()
+	for i := range m.entries {
+		if m.entries[i].origin == FromOverlay {
+			out[m.entries[i].path] = m.entries[i].hashHex()
 		}
 	}
 	return out
@@ -106,7 +106,7 @@ func (m *Manifest) OverlayFiles() map[string]string {
 
 // find returns the index of path in the manifest, or -1.
 func (m *Manifest) find(path string) int {
-	i, ok := slices.BinarySearchFunc(m.Entries, path, func(e Entry, p string) int { return comparePaths(e.Path, p) })
+	i, ok := slices.BinarySearchFunc(m.entries, path, func(e entry, p string) int { return comparePaths(e.path, p) })
 	if !ok {
 		return -1
 	}
@@ -183,13 +183,13 @@ func readManifest(path string) *Manifest {
 	if n > uint64(fi.Size())/(2+entryFixed) {
 		return &Manifest{}
 	}
-	m.Entries = make([]Entry, n)
+	m.entries = make([]entry, n)
 	var paths pathArena
-	for i := range m.Entries {
-		e := &m.Entries[i]
+	for i := range m.entries {
+		e := &m.entries[i]
 		// In order, each path after the last (comparePaths), or the file
 		// is not one this package wrote.
-		if !readEntry(r, &paths, e) || i > 0 && comparePaths(m.Entries[i-1].Path, e.Path) >= 0 {
+		if !readEntry(r, &paths, e) || i > 0 && comparePaths(m.entries[i-1].path, e.path) >= 0 {
 			return &Manifest{}
 		}
 	}
@@ -199,9 +199,9 @@ func readManifest(path string) *Manifest {
 	return m
 }
 
-// readEntry reads one entry into e (a zero Entry); false for a truncated
+// readEntry reads one entry into e (a zero entry); false for a truncated
 // or impossible one.
-func readEntry(r *bufio.Reader, paths *pathArena, e *Entry) bool {
+func readEntry(r *bufio.Reader, paths *pathArena, e *entry) bool {
 	b, err := r.Peek(2)
 	if err != nil {
 		return false
@@ -214,18 +214,18 @@ func readEntry(r *bufio.Reader, paths *pathArena, e *Entry) bool {
 	if b, err = r.Peek(n); err != nil {
 		return false
 	}
-	e.Path = paths.string(b)
+	e.path = paths.string(b)
 	r.Discard(n)
 	if b, err = r.Peek(entryFixed); err != nil {
 		return false
 	}
-	e.Kind, e.Origin = Kind(b[0]), Origin(b[1])
+	e.kind, e.origin = kind(b[0]), origin(b[1])
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[2+8*i:]) }
-	e.Size, e.MTime, e.Ino, e.CTime = int64(u(0)), int64(u(1)), u(2), int64(u(3))
-	e.SrcSize, e.SrcMTime, e.SrcIno, e.SrcCTime = int64(u(4)), int64(u(5)), u(6), int64(u(7))
-	copy(e.Hash[:], b[2+8*8:])
+	e.size, e.mTime, e.ino, e.cTime = int64(u(0)), int64(u(1)), u(2), int64(u(3))
+	e.srcSize, e.srcMTime, e.srcIno, e.srcCTime = int64(u(4)), int64(u(5)), u(6), int64(u(7))
+	copy(e.hash[:], b[2+8*8:])
 	r.Discard(entryFixed)
-	return e.Size >= 0 && e.SrcSize >= 0
+	return e.size >= 0 && e.srcSize >= 0
 }
 
 // pathArena hands out strings cut from shared 64 KiB blocks: one
@@ -257,24 +257,24 @@ func (m *Manifest) write(path string) error {
 func (m *Manifest) encode(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	keep := 0
-	for i := range m.Entries {
-		if p := len(m.Entries[i].Path); p > 0 && p <= maxManifestPath {
+	for i := range m.entries {
+		if p := len(m.entries[i].path); p > 0 && p <= maxManifestPath {
 			keep++
 		}
 	}
 	b := binary.LittleEndian.AppendUint64([]byte(manifestHeader), uint64(keep))
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		if len(e.Path) == 0 || len(e.Path) > maxManifestPath {
+	for i := range m.entries {
+		e := &m.entries[i]
+		if len(e.path) == 0 || len(e.path) > maxManifestPath {
 			continue
 		}
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(e.Path)))
-		b = append(b, e.Path...)
-		b = append(b, byte(e.Kind), byte(e.Origin))
-		for _, v := range [8]uint64{uint64(e.Size), uint64(e.MTime), e.Ino, uint64(e.CTime), uint64(e.SrcSize), uint64(e.SrcMTime), e.SrcIno, uint64(e.SrcCTime)} {
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(e.path)))
+		b = append(b, e.path...)
+		b = append(b, byte(e.kind), byte(e.origin))
+		for _, v := range [8]uint64{uint64(e.size), uint64(e.mTime), e.ino, uint64(e.cTime), uint64(e.srcSize), uint64(e.srcMTime), e.srcIno, uint64(e.srcCTime)} {
 			b = binary.LittleEndian.AppendUint64(b, v)
 		}
-		b = append(b, e.Hash[:]...)
+		b = append(b, e.hash[:]...)
 		bw.Write(b)
 		b = b[:0]
 	}

@@ -14,10 +14,10 @@ import (
 func BenchmarkReadManifest(b *testing.B) {
 	m := &Manifest{}
 	for i := range 100_000 {
-		m.Entries = append(m.Entries, Entry{Path: fmt.Sprintf("synthetic/d%04d/f%06d.hip", i/100, i), Size: int64(256 + i%3840),
-			MTime: 1764590000123456789 + int64(i), Ino: uint64(1_000_000 + i), Kind: KindFile, Origin: FromOverlay, SrcSize: int64(256 + i%3840),
-			SrcMTime: 1764590000023456789 + int64(i), SrcIno: uint64(2_000_000 + i), CTime: 1764590000123456789 + int64(i), SrcCTime: 1764590000023456789 + int64(i)})
-		m.Entries[i].Hash[0], m.Entries[i].Hash[31] = byte(i), byte(i>>8)
+		m.entries = append(m.entries, entry{path: fmt.Sprintf("synthetic/d%04d/f%06d.hip", i/100, i), size: int64(256 + i%3840),
+			mTime: 1764590000123456789 + int64(i), ino: uint64(1_000_000 + i), kind: kindFile, origin: FromOverlay, srcSize: int64(256 + i%3840),
+			srcMTime: 1764590000023456789 + int64(i), srcIno: uint64(2_000_000 + i), cTime: 1764590000123456789 + int64(i), srcCTime: 1764590000023456789 + int64(i)})
+		m.entries[i].hash[0], m.entries[i].hash[31] = byte(i), byte(i>>8)
 	}
 	path := filepath.Join(fastTempDir(b), "tree.manifest")
 	f, err := os.Create(path)
@@ -31,8 +31,8 @@ func BenchmarkReadManifest(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if got := readManifest(path); len(got.Entries) != len(m.Entries) || got.Entries[len(m.Entries)-1] != m.Entries[len(m.Entries)-1] {
-			b.Fatalf("read %d entries, want %d equal ones", len(got.Entries), len(m.Entries))
+		if got := readManifest(path); len(got.entries) != len(m.entries) || got.entries[len(m.entries)-1] != m.entries[len(m.entries)-1] {
+			b.Fatalf("read %d entries, want %d equal ones", len(got.entries), len(m.entries))
 		}
 	}
 }

@@ -22,14 +22,14 @@ func FuzzReadManifest(f *testing.F) {
 			t.Fatal(err)
 		}
 		m := readManifest(path)
-		if !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
-			t.Fatalf("entries out of order: %+v", m.Entries)
+		if !slices.IsSortedFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) }) {
+			t.Fatalf("entries out of order: %+v", m.entries)
 		}
-		if len(m.Entries) == 0 {
+		if len(m.entries) == 0 {
 			return
 		}
-		for _, e := range m.Entries {
-			if e.Size < 0 || e.SrcSize < 0 {
+		for _, e := range m.entries {
+			if e.size < 0 || e.srcSize < 0 {
 				t.Fatalf("negative size read from %q: %+v", data, e)
 			}
 		}
@@ -41,8 +41,8 @@ func FuzzReadManifest(f *testing.F) {
 			t.Fatal(err)
 		}
 		again := readManifest(path)
-		if !reflect.DeepEqual(again.Entries, m.Entries) {
-			t.Fatalf("entries %+v\nread back as %+v\nfrom %q", m.Entries, again.Entries, buf.Bytes())
+		if !reflect.DeepEqual(again.entries, m.entries) {
+			t.Fatalf("entries %+v\nread back as %+v\nfrom %q", m.entries, again.entries, buf.Bytes())
 		}
 	})
 }

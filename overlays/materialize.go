@@ -33,10 +33,10 @@ type Stats struct {
 	HandEdited                                                 []string
 }
 
-// Workers is how many directories Materialize works on at once. The work is
+// workers is how many directories Materialize works on at once. The work is
 // mostly system calls on cached inodes, so a little more than one per CPU
 // keeps every CPU busy while one worker waits.
-var Workers = runtime.GOMAXPROCS(0) + 2
+var workers = runtime.GOMAXPROCS(0) + 2
 
 // tmpPrefix starts the name of every temporary file Materialize creates; a
 // leftover one (from a killed run) is removed by the next run like any other
@@ -69,12 +69,12 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 		return Stats{}, nil, err
 	}
 	m.old = readManifest(manifestPath)
-	m.seen = make([]bool, len(m.old.Entries))
+	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
 	}
-	m.q.push(dirJob{inPristine: true, inOverlay: m.overlay != "", old: oldCursor{es: m.old.Entries}})
-	m.q.run(Workers, m.job)
+	m.q.push(dirJob{inPristine: true, inOverlay: m.overlay != "", old: oldCursor{es: m.old.entries}})
+	m.q.run(workers, m.job)
 	if m.err != nil {
 		return Stats{}, nil, m.err
 	}
@@ -105,12 +105,12 @@ type materializer struct {
 	pristine, overlay, tree string
 	records                 map[string]map[string]bool // directory -> names of records in it
 	old                     *Manifest
-	seen                    []bool // old.Entries[i] still names a tree file
+	seen                    []bool // old.entries[i] still names a tree file
 
 	q        dirQueue
 	mu       sync.Mutex // guards stats, extra and err
 	stats    Stats
-	extra    [][]Entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	extra    [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
 	err      error
 	dirty    atomic.Bool // the manifest must be rewritten
 	bufs     sync.Pool
@@ -299,7 +299,7 @@ type dirCounts struct {
 	written, restored, removed, unchanged, touched int
 	changed                                        []string
 	handEdited                                     []string
-	extra                                          []Entry
+	extra                                          []entry
 
 	old     oldCursor       // the old manifest's entries not yet passed
 	records map[string]bool // names of records in this directory
@@ -367,7 +367,7 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 	case p != nil && p.isDir():
 		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(dirRel, name, FromPristine, m.pristine, fds.pristine, t, fds.tree, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, fds.pristine, t, fds.tree, c)
 	case t != nil:
 		return m.remove(joinRel(dirRel, name), t, c)
 	}

@@ -72,8 +72,8 @@ func (f *fixture) run(t *testing.T) Stats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Entries) != len(f.want()) {
-		t.Errorf("manifest has %d entries, want %d", len(m.Entries), len(f.want()))
+	if len(m.entries) != len(f.want()) {
+		t.Errorf("manifest has %d entries, want %d", len(m.entries), len(f.want()))
 	}
 	sameFiles(t, readFiles(t, f.tree), f.want())
 	return st
@@ -89,16 +89,16 @@ func TestMaterializeMakesTheExactTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range m.Entries {
-		_, fromOverlay := f.o[e.Path]
-		if _, exec := f.o[e.Path+"*"]; exec {
+	for _, e := range m.entries {
+		_, fromOverlay := f.o[e.path]
+		if _, exec := f.o[e.path+"*"]; exec {
 			fromOverlay = true
 		}
-		if (e.Origin == FromOverlay) != fromOverlay {
-			t.Errorf("%s: origin %s", e.Path, e.Origin)
+		if (e.origin == FromOverlay) != fromOverlay {
+			t.Errorf("%s: origin %s", e.path, e.origin)
 		}
 	}
-	if !slices.IsSortedFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) }) {
+	if !slices.IsSortedFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) }) {
 		t.Error("manifest entries are not sorted")
 	}
 	ov, err := OverlayFiles(f.overlay, testRecords)
@@ -398,7 +398,7 @@ func TestOldFilesKeepTheirManifest(t *testing.T) {
 	os.Chtimes(filepath.Join(f.pristine, "mlx/array.cpp"), old, old)
 	f.run(t)
 	m := readManifest(f.manifest)
-	if i := m.find("mlx/array.cpp"); i < 0 || m.Entries[i].SrcMTime != old.UnixNano() {
+	if i := m.find("mlx/array.cpp"); i < 0 || m.entries[i].srcMTime != old.UnixNano() {
 		t.Fatalf("the manifest did not keep a pre-1970 mtime (found at %d)", i)
 	}
 }
@@ -417,17 +417,17 @@ func TestComparePathsIsWalkOrder(t *testing.T) {
 func TestManifestPathsOfAnyBytesRoundTrip(t *testing.T) {
 	m := &Manifest{}
 	for i, p := range []string{"plain/file.h", "tab\there", "new\nline", `back\slash`, `"quoted"`, "ünï", "nul\x00byte"} {
-		m.Entries = append(m.Entries, Entry{Path: p, Size: int64(i), MTime: -int64(i) << 40, Ino: uint64(i) << 50, Kind: KindExec, Origin: FromOverlay,
-			SrcSize: 7, SrcMTime: 1 << 62, SrcIno: 9, CTime: -1, SrcCTime: int64(i)})
-		m.Entries[i].Hash[i] = byte(i + 1)
+		m.entries = append(m.entries, entry{path: p, size: int64(i), mTime: -int64(i) << 40, ino: uint64(i) << 50, kind: kindExec, origin: FromOverlay,
+			srcSize: 7, srcMTime: 1 << 62, srcIno: 9, cTime: -1, srcCTime: int64(i)})
+		m.entries[i].hash[i] = byte(i + 1)
 	}
-	slices.SortFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) })
 	path := filepath.Join(t.TempDir(), "tree.manifest")
 	if err := m.write(path); err != nil {
 		t.Fatal(err)
 	}
-	if got := readManifest(path); !slices.Equal(got.Entries, m.Entries) {
-		t.Errorf("read back %+v\nwant %+v", got.Entries, m.Entries)
+	if got := readManifest(path); !slices.Equal(got.entries, m.entries) {
+		t.Errorf("read back %+v\nwant %+v", got.entries, m.entries)
 	}
 	// A file cut short anywhere reads as empty, never as part of a manifest.
 	data, err := os.ReadFile(path)
@@ -438,8 +438,8 @@ func TestManifestPathsOfAnyBytesRoundTrip(t *testing.T) {
 		if err := os.WriteFile(path, data[:n], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := readManifest(path); len(got.Entries) != 0 {
-			t.Fatalf("cut at %d of %d bytes: read %d entries", n, len(data), len(got.Entries))
+		if got := readManifest(path); len(got.entries) != 0 {
+			t.Fatalf("cut at %d of %d bytes: read %d entries", n, len(data), len(got.entries))
 		}
 	}
 }
@@ -487,13 +487,13 @@ func TestWrittenFilesRecordTheirCtimeAfterRename(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range m.Entries {
-		fi, err := os.Lstat(filepath.Join(f.tree, e.Path))
+	for _, e := range m.entries {
+		fi, err := os.Lstat(filepath.Join(f.tree, e.path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := statData(fi); s.ctime != e.CTime || s.ino != e.Ino || s.mtime != e.MTime {
-			t.Errorf("%s: manifest has ctime %d ino %d, the tree file %d %d", e.Path, e.CTime, e.Ino, s.ctime, s.ino)
+		if s := statData(fi); s.ctime != e.cTime || s.ino != e.ino || s.mtime != e.mTime {
+			t.Errorf("%s: manifest has ctime %d ino %d, the tree file %d %d", e.path, e.cTime, e.ino, s.ctime, s.ino)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // this directory's cursor moves past it, so no worker ever reads entries
 // that another one may be updating.
 type oldCursor struct {
-	es     []Entry // the entries left in the directory's range
+	es     []entry // the entries left in the directory's range
 	base   int     // index of es[0] in the manifest
 	prefix int     // length of the directory's path and its "/" (0 at the root)
 }
@@ -25,10 +25,10 @@ type oldCursor struct {
 // is name itself.
 func (c *oldCursor) seek(name string) bool {
 	// sort.Search by index: slices.BinarySearchFunc would copy each probed
-	// Entry (120 bytes) into the comparison.
-	i := sort.Search(len(c.es), func(i int) bool { return comparePaths(c.es[i].Path[c.prefix:], name) >= 0 })
+	// entry (120 bytes) into the comparison.
+	i := sort.Search(len(c.es), func(i int) bool { return comparePaths(c.es[i].path[c.prefix:], name) >= 0 })
 	c.es, c.base = c.es[i:], c.base+i
-	return len(c.es) > 0 && c.es[0].Path[c.prefix:] == name
+	return len(c.es) > 0 && c.es[0].path[c.prefix:] == name
 }
 
 // file is the manifest index of the file name, or -1, and moves past it.
@@ -50,7 +50,7 @@ func (c *oldCursor) dir(name string) oldCursor {
 	}
 	// What sorts right after name is what lies under it: '/' sorts first.
 	p := name + "/"
-	n := sort.Search(len(c.es), func(i int) bool { return !strings.HasPrefix(c.es[i].Path[c.prefix:], p) })
+	n := sort.Search(len(c.es), func(i int) bool { return !strings.HasPrefix(c.es[i].path[c.prefix:], p) })
 	sub := oldCursor{es: c.es[:n:n], base: c.base, prefix: c.prefix + len(p)}
 	c.es, c.base = c.es[n:], c.base+n
 	return sub

@@ -16,23 +16,23 @@ func TestOldCursorFindsEveryFileInWalkOrder(t *testing.T) {
 	paths := []string{"a/a", "a/b/c", "a/b/d", "a-b", "a.txt", "ab", "b/x", "b/y/z", "c"}
 	m := &Manifest{}
 	for _, p := range paths {
-		m.Entries = append(m.Entries, Entry{Path: p})
+		m.entries = append(m.entries, entry{path: p})
 	}
-	slices.SortFunc(m.Entries, func(a, b Entry) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) })
 	found := map[string]int{}
 	var walk func(dir string, c oldCursor)
 	walk = func(dir string, c oldCursor) {
 		// The cursor covers exactly the entries under dir.
 		for _, e := range c.es {
-			if dir != "" && !strings.HasPrefix(e.Path, dir+"/") {
-				t.Errorf("the cursor of %q holds %q", dir, e.Path)
+			if dir != "" && !strings.HasPrefix(e.path, dir+"/") {
+				t.Errorf("the cursor of %q holds %q", dir, e.path)
 			}
 		}
 		// The listing: direct children, sorted by name, plus names the
 		// manifest does not know.
 		names := map[string]bool{"zz-new": true, "0-new": true}
 		for _, e := range c.es {
-			names[strings.SplitN(e.Path[c.prefix:], "/", 2)[0]] = false
+			names[strings.SplitN(e.path[c.prefix:], "/", 2)[0]] = false
 		}
 		sorted := make([]string, 0, len(names))
 		for n := range names {
@@ -53,14 +53,14 @@ func TestOldCursorFindsEveryFileInWalkOrder(t *testing.T) {
 				}
 				continue
 			}
-			if i < 0 || m.Entries[i].Path != rel {
+			if i < 0 || m.entries[i].path != rel {
 				t.Errorf("%s: found at %d", rel, i)
 				continue
 			}
 			found[rel] = i
 		}
 	}
-	walk("", oldCursor{es: m.Entries})
+	walk("", oldCursor{es: m.entries})
 	if len(found) != len(paths) {
 		t.Errorf("found %d of %d files: %v", len(found), len(paths), found)
 	}
@@ -69,8 +69,8 @@ func TestOldCursorFindsEveryFileInWalkOrder(t *testing.T) {
 // TestOldCursorFileBecameDirectory: an old entry "x" (a file) is no entry
 // of the directory "x" that replaced it, and the parent passes it.
 func TestOldCursorFileBecameDirectory(t *testing.T) {
-	m := &Manifest{Entries: []Entry{{Path: "w"}, {Path: "x"}, {Path: "y"}}}
-	c := oldCursor{es: m.Entries}
+	m := &Manifest{entries: []entry{{path: "w"}, {path: "x"}, {path: "y"}}}
+	c := oldCursor{es: m.entries}
 	if i := c.file("w"); i != 0 {
 		t.Errorf("w at %d", i)
 	}

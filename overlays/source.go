@@ -10,7 +10,7 @@ import (
 // source's. treeFile is absolute or relative to tree; ok is false for a
 // file the tree does not hold from either side (a generated one). Errors
 // point there, since an edit of the tree copy is undone by the next run.
-func (m *Manifest) SourceOf(tree, treeFile, pristine, overlay string) (file string, origin Origin, ok bool) {
+func (m *Manifest) SourceOf(tree, treeFile, pristine, overlay string) (file string, origin origin, ok bool) {
 	rel := treeFile
 	if filepath.IsAbs(treeFile) {
 		r, err := filepath.Rel(tree, treeFile)
@@ -23,10 +23,10 @@ func (m *Manifest) SourceOf(tree, treeFile, pristine, overlay string) (file stri
 	if i < 0 {
 		return "", 0, false
 	}
-	e := &m.Entries[i]
+	e := &m.entries[i]
 	base := pristine
-	if e.Origin == FromOverlay {
+	if e.origin == FromOverlay {
 		base = overlay
 	}
-	return filepath.Join(base, filepath.FromSlash(e.Path)), e.Origin, true
+	return filepath.Join(base, filepath.FromSlash(e.path)), e.origin, true
 }

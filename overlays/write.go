@@ -7,16 +7,16 @@ import (
 	"strconv"
 )
 
-// writeAtomic replaces path with data (a link's target for KindLink): the
+// writeAtomic replaces path with data (a link's target for kindLink): the
 // data goes to a temporary file in the same directory, which is then renamed
 // over path, so path holds the old or the new content at every moment. The
-// tree file gets mode 0644 (0755 for KindExec) whatever the source's mode,
+// tree file gets mode 0644 (0755 for kindExec) whatever the source's mode,
 // so the tree stays writable for the build even over a read-only checkout.
 //
 // There is no fsync: the guarantee is against a killed process (the page
 // cache survives it), not a power cut. After a power cut a file can come
 // back empty, which the next run sees as a size change and rewrites.
-func writeAtomic(path string, data []byte, kind Kind) (statOf, error) {
+func writeAtomic(path string, data []byte, kind kind) (statOf, error) {
 	dir, base := dirOf(path), path[len(dirOf(path))+1:]
 	if len(base) > 100 {
 		base = base[:100]
@@ -77,8 +77,8 @@ func statAfterRename(f *os.File, path string, st statOf) statOf {
 // create makes the temporary file and reports its stat data, which rename
 // keeps (same inode, same mtime; not the ctime, see statAfterRename). A
 // regular file is returned open, for statAfterRename.
-func create(tmp string, data []byte, kind Kind, st *statOf) (*os.File, error) {
-	if kind == KindLink {
+func create(tmp string, data []byte, kind kind, st *statOf) (*os.File, error) {
+	if kind == kindLink {
 		if err := os.Symlink(string(data), tmp); err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func create(tmp string, data []byte, kind Kind, st *statOf) (*os.File, error) {
 		return nil, nil
 	}
 	perm := os.FileMode(0o644)
-	if kind == KindExec {
+	if kind == kindExec {
 		perm = 0o755
 	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
@@ -286,11 +287,11 @@ func (p *Prepared) jobs() (int, error) {
 	return cmake.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB), nil
 }
 
-func (p *Prepared) linkPlan() (*backends.LinkPlan, error) { return p.planLink(false) }
+func (p *Prepared) linkPlan() (*linkplan.Plan, error) { return p.planLink(false) }
 
 // planLink makes the link plan; skipStatic leaves out the archives the
 // build has not produced yet.
-func (p *Prepared) planLink(skipStatic bool) (*backends.LinkPlan, error) {
+func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	var targets []string
 	if p.Arch != nil {
 		targets = p.Arch.Targets

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
 // into dir.
-func writeLinkPlan(dir string, p *backends.LinkPlan) error {
+func writeLinkPlan(dir string, p *linkplan.Plan) error {
 	// One unit: the four files always come from the same plan, whatever
 	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
 	// them and their mtimes alone, so a build script that watches them does

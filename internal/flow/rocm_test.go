@@ -3,7 +3,6 @@ package flow_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -124,10 +124,9 @@ func TestBuildROCm(t *testing.T) {
 		}
 	})
 
-	var plan backends.LinkPlan
-	if data, err := os.ReadFile(filepath.Join(layout.out, "link.json")); err != nil {
-		t.Fatal(err)
-	} else if err := json.Unmarshal(data, &plan); err != nil {
+	// Read as a parent repository would, through the public reader.
+	plan, err := linkplan.Read(layout.out)
+	if err != nil {
 		t.Fatal(err)
 	}
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 )
 
 // GPUCode checks the GPU code objects inside the built archives against the
@@ -40,12 +40,6 @@ type GPUCode struct {
 // Name is the check's name in reports.
 func (GPUCode) Name() string { return "gpu_code" }
 
-// planFile is the part of link.json this check reads.
-type planFile struct {
-	Static []string          `json:"static"`
-	Env    map[string]string `json:"rustc_env"`
-}
-
 // Run compares every archive of the plan with the plan's architectures.
 func (c GPUCode) Run(ctx context.Context) Result {
 	data, err := os.ReadFile(c.LinkPlan)
@@ -53,9 +47,10 @@ func (c GPUCode) Run(ctx context.Context) Result {
 		return result(c.Name(), []Finding{{File: c.LinkPlan, Message: fmt.Sprintf("the link plan cannot be read: %v", err),
 			Fix: "run the build first"}}, "")
 	}
-	var plan planFile
-	if err := json.Unmarshal(data, &plan); err != nil {
-		return result(c.Name(), []Finding{{File: c.LinkPlan, Message: fmt.Sprintf("the link plan is not valid JSON: %v", err),
+	// The reader parent repositories use, so verify sees the plan as they do.
+	plan, err := linkplan.Decode(c.LinkPlan, data)
+	if err != nil {
+		return result(c.Name(), []Finding{{File: c.LinkPlan, Message: fmt.Sprintf("the link plan is unreadable: %v", err),
 			Fix: "run the build again; it rewrites the plan"}}, "")
 	}
 	listed, ok := plan.Env[c.ArchEnv]

@@ -2,27 +2,29 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 const gpuArchEnv = "MLXBUILD_GPU_ARCHITECTURES"
 
+// fullPlan is a link plan as a build writes it, with archives and env.
+func fullPlan(archives []string, env map[string]string) *linkplan.Plan {
+	return &linkplan.Plan{Backend: "rocm", Static: archives, SearchDirs: []string{}, Dynamic: []string{}, System: []string{},
+		RunPaths: []string{}, RpathMode: "runpath", Env: env, RerunPaths: []string{}, RerunEnv: []string{}, Compile: &linkplan.Compile{}}
+}
+
 // writePlan writes link.json (and cargo.txt with the same list, unless
 // cargoList says otherwise) naming the archives and the list.
 func writePlan(t *testing.T, dir string, archives []string, list, cargoList string) string {
 	t.Helper()
-	data, err := json.Marshal(map[string]any{"static": archives, "rustc_env": map[string]string{gpuArchEnv: list}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	plan := filepath.Join(dir, "link.json")
-	testutil.WriteFile(t, plan, string(data))
+	testutil.WriteFile(t, plan, string(fullPlan(archives, map[string]string{gpuArchEnv: list}).JSON()))
 	testutil.WriteFile(t, filepath.Join(dir, "cargo.txt"), "cargo:rustc-link-lib=static=k\ncargo:rustc-env="+gpuArchEnv+"="+cargoList+"\n")
 	return plan
 }
@@ -128,7 +130,11 @@ func TestGPUCodeUnreadablePlan(t *testing.T) {
 	if r := c.Run(context.Background()); r.Status != Fail || !strings.Contains(r.Findings[0].Fix, "run the build first") {
 		t.Errorf("missing plan: %+v", r)
 	}
-	testutil.WriteFile(t, c.LinkPlan, `{"static": [], "rustc_env": {}}`)
+	testutil.WriteFile(t, c.LinkPlan, `{"static": [], "rustc_env": {}`)
+	if r := c.Run(context.Background()); r.Status != Fail || !strings.Contains(r.Findings[0].Message, "link.json:1:") {
+		t.Errorf("broken plan: %+v", r)
+	}
+	testutil.WriteFile(t, c.LinkPlan, string(fullPlan(nil, map[string]string{}).JSON()))
 	if r := c.Run(context.Background()); r.Status != Fail || !strings.Contains(r.Findings[0].Message, "names no "+gpuArchEnv) {
 		t.Errorf("plan without the list: %+v", r)
 	}

@@ -18,41 +18,41 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// CheckOptions say which overlay to hold against its fork and pin.
-type CheckOptions struct {
-	CacheRoot string
+// checkOptions say which overlay to hold against its fork and pin.
+type checkOptions struct {
+	cacheRoot string
 	Overlay   string       // absolute
-	Fork      configs.Fork // Git resolved; Dirs are the backend directories
-	Upstream  string       // MLX's repository, for the pin; "" looks for the pin in the fork's
-	Write     bool         // rewrite CORE_RESIDUAL.diff (keeping its notes) instead of failing on a changed residual
+	fork      configs.Fork // Git resolved; Dirs are the backend directories
+	upstream  string       // MLX's repository, for the pin; "" looks for the pin in the fork's
+	write     bool         // rewrite CORE_RESIDUAL.diff (keeping its notes) instead of failing on a changed residual
 }
 
-// Finding is one disagreement between the overlay and its records.
-type Finding struct {
-	File    string // the records file to fix, or the overlay file concerned
-	Line    int
-	Message string
-	Fix     string
+// finding is one disagreement between the overlay and its records.
+type finding struct {
+	file    string // the records file to fix, or the overlay file concerned
+	line    int
+	message string
+	fix     string
 }
 
-// ResidualFile is one core file whose content is not "pin + fork delta".
-type ResidualFile struct {
-	Path        string
-	Plus, Minus int
-	Conflicted  bool // the reconstruction itself had conflict markers, which the overlay resolved
+// residualFile is one core file whose content is not "pin + fork delta".
+type residualFile struct {
+	path        string
+	plus, minus int
+	conflicted  bool // the reconstruction itself had conflict markers, which the overlay resolved
 }
 
-// CheckReport is what CheckRecords found.
-type CheckReport struct {
-	Fork, Base, Pin              string
-	Backend                      int // backend files of the overlay
-	Modified, LocalOnly, Dropped []string
-	Core                         int
-	Residuals                    []ResidualFile
-	ResidualChanged              bool
-	Wrote                        string // CORE_RESIDUAL.diff's path when -write rewrote it
-	Findings                     []Finding
-	Notes                        []string
+// checkReport is what CheckRecords found.
+type checkReport struct {
+	fork, base, pin              string
+	backendFiles                 int // backend files of the overlay
+	modified, localOnly, dropped []string
+	core                         int
+	residuals                    []residualFile
+	residualChanged              bool
+	wrote                        string // CORE_RESIDUAL.diff's path when -write rewrote it
+	Findings                     []finding
+	notes                        []string
 }
 
 // CheckRecords does what the reference's `rocm_overlay.py records` and
@@ -70,18 +70,18 @@ type CheckReport struct {
 // With o.Write a changed residual is written instead of reported, notes
 // kept; a patch without a note is still a finding until someone names its
 // item.
-func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
+func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
 	upData, err := os.ReadFile(upFile)
 	if err != nil {
 		return nil, fail.Configf("%s: %v; an overlay vendored from a fork keeps UPSTREAM with commit:, fork_upstream_merge_base: and retargeted_to_mlx_pin:", upFile, errors.Unwrap(err))
 	}
 	up, _ := records.ParseUpstream(upData)
-	rep := &CheckReport{}
+	rep := &checkReport{}
 	for _, k := range []struct {
 		key string
 		dst *string
-	}{{"commit", &rep.Fork}, {"fork_upstream_merge_base", &rep.Base}, {"retargeted_to_mlx_pin", &rep.Pin}} {
+	}{{"commit", &rep.fork}, {"fork_upstream_merge_base", &rep.base}, {"retargeted_to_mlx_pin", &rep.pin}} {
 		f, ok := up.Get(k.key)
 		if !ok || !fullHex(f.Value) {
 			return nil, fail.Configf("%s: %s must be a full 40-hex commit; write `%s: <commit>`", upFile, k.key, k.key)
@@ -97,21 +97,21 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 	for _, p := range append(probs, lf.Numbering()...) {
 		rep.add(fixesFile, p.Line, p.Message, p.Fix)
 	}
-	layout, err := records.ReadLayout(o.Overlay, o.Fork.Dirs, nil)
+	layout, err := records.ReadLayout(o.Overlay, o.fork.Dirs, nil)
 	if err != nil {
 		return nil, err
 	}
-	fork, err := openRepo(ctx, o.CacheRoot, o.Fork.Git, rep.Fork, rep.Base)
+	fork, err := openRepo(ctx, o.cacheRoot, o.fork.Git, rep.fork, rep.base)
 	if err != nil {
 		return nil, err
 	}
 	mlx := fork
-	if o.Upstream != "" {
-		if mlx, err = openRepo(ctx, o.CacheRoot, o.Upstream, rep.Pin); err != nil {
+	if o.upstream != "" {
+		if mlx, err = openRepo(ctx, o.cacheRoot, o.upstream, rep.pin); err != nil {
 			return nil, err
 		}
-	} else if !fork.has(ctx, rep.Pin) {
-		return nil, fail.Configf("the pin %s is not in the fork %s; set source.git in mlxbuild.yaml so mlxbuild can read MLX at the pin", short(rep.Pin), o.Fork.Git)
+	} else if !fork.has(ctx, rep.pin) {
+		return nil, fail.Configf("the pin %s is not in the fork %s; set source.git in mlxbuild.yaml so mlxbuild can read MLX at the pin", short(rep.pin), o.fork.Git)
 	}
 	scratch, err := os.MkdirTemp("", "mlxbuild-check-")
 	if err != nil {
@@ -131,11 +131,11 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 		return nil, err
 	}
 	resFile := filepath.Join(o.Overlay, records.ResidualName)
-	if err := rep.compare(ctx, m, layout, fresh, resFile, o.Write); err != nil {
+	if err := rep.compare(ctx, m, layout, fresh, resFile, o.write); err != nil {
 		return nil, err
 	}
 	for _, p := range append(records.CheckReadme(layout), records.CheckResidual(layout, up, lf)...) {
-		if p.File == resFile && rep.ResidualChanged && !o.Write {
+		if p.File == resFile && rep.residualChanged && !o.write {
 			continue // said once, as "the residual changed"
 		}
 		rep.add(p.File, p.Line, p.Message, p.Fix)
@@ -143,46 +143,46 @@ func CheckRecords(ctx context.Context, o CheckOptions) (*CheckReport, error) {
 	return rep, nil
 }
 
-func (r *CheckReport) add(file string, line int, msg, fix string) {
-	r.Findings = append(r.Findings, Finding{File: file, Line: line, Message: msg, Fix: fix})
+func (r *checkReport) add(file string, line int, msg, fix string) {
+	r.Findings = append(r.Findings, finding{file: file, line: line, message: msg, fix: fix})
 }
 
 // backend compares the backend files with the fork commit.
-func (r *CheckReport) backend(ctx context.Context, fork *Repo, l *records.Layout, fixes, fixesFile string) error {
+func (r *checkReport) backend(ctx context.Context, fork *repo, l *records.Layout, fixes, fixesFile string) error {
 	if len(l.BackendDirs) == 0 {
-		r.Notes = append(r.Notes, "the overlay has no backend directory (fork.dirs): no backend file to compare with the fork")
+		r.notes = append(r.notes, "the overlay has no backend directory (fork.dirs): no backend file to compare with the fork")
 		return nil
 	}
-	theirs, err := fork.readTree(ctx, r.Fork, l.BackendDirs)
+	theirs, err := fork.readTree(ctx, r.fork, l.BackendDirs)
 	if err != nil {
 		return err
 	}
 	ours := l.Backend()
-	r.Backend = len(ours)
+	r.backendFiles = len(ours)
 	in := map[string]bool{}
 	for _, p := range ours {
 		in[p] = true
 		t, ok := theirs[p]
 		switch {
 		case !ok:
-			r.LocalOnly = append(r.LocalOnly, p)
-		case sha(t.Data) != l.Hashes[p]:
-			r.Modified = append(r.Modified, p)
+			r.localOnly = append(r.localOnly, p)
+		case sha(t.data) != l.Hashes[p]:
+			r.modified = append(r.modified, p)
 		}
 	}
 	for p := range theirs {
 		if !in[p] {
-			r.Dropped = append(r.Dropped, p)
+			r.dropped = append(r.dropped, p)
 		}
 	}
-	sort.Strings(r.Dropped)
+	sort.Strings(r.dropped)
 	for _, set := range []struct {
 		paths []string
 		what  string
-	}{{r.Modified, "differs from the fork"}, {r.LocalOnly, "is not in the fork (local-only)"}, {r.Dropped, "is in the fork but not in the overlay (dropped)"}} {
+	}{{r.modified, "differs from the fork"}, {r.localOnly, "is not in the fork (local-only)"}, {r.dropped, "is in the fork but not in the overlay (dropped)"}} {
 		for _, p := range set.paths {
 			if !l.Mentions(fixes, p) {
-				r.add(fixesFile, 0, fmt.Sprintf("%s %s at %s, but no entry names it", p, set.what, short(r.Fork)),
+				r.add(fixesFile, 0, fmt.Sprintf("%s %s at %s, but no entry names it", p, set.what, short(r.fork)),
 					"add (or extend) the LOCAL_FIXES.md entry for the change, naming the file by its path or its path under the backend directory")
 			}
 		}
@@ -191,10 +191,10 @@ func (r *CheckReport) backend(ctx context.Context, fork *Repo, l *records.Layout
 }
 
 // hooks lists the MLX files the fork changes that the overlay does not carry.
-func (r *CheckReport) hooks(ctx context.Context, fork *Repo, l *records.Layout, fixes, fixesFile string) error {
-	out, err := git(ctx, fork.Dir, "diff", "--name-only", "--no-renames", r.Base, r.Fork, "--")
+func (r *checkReport) hooks(ctx context.Context, fork *repo, l *records.Layout, fixes, fixesFile string) error {
+	out, err := git(ctx, fork.dir, "diff", "--name-only", "--no-renames", r.base, r.fork, "--")
 	if err != nil {
-		return fmt.Errorf("forksync: listing what the fork changes (%s..%s): %w", short(r.Base), short(r.Fork), err)
+		return fmt.Errorf("forksync: listing what the fork changes (%s..%s): %w", short(r.base), short(r.fork), err)
 	}
 	for _, p := range strings.Split(out, "\n") {
 		if p == "" || !(strings.HasPrefix(p, "mlx/") || p == "CMakeLists.txt") || l.BackendDir(p) != "" {
@@ -218,25 +218,25 @@ type freshResidual struct {
 
 // residual rebuilds each core file as pin + fork delta and diffs the overlay
 // against it; it returns the files with a residual by path.
-func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, l *records.Layout) (map[string]freshResidual, error) {
+func (r *checkReport) residual(ctx context.Context, m *merger, fork, mlx *repo, l *records.Layout) (map[string]freshResidual, error) {
 	core := l.Core()
-	r.Core = len(core)
-	pin, err := mlx.readTree(ctx, r.Pin, core)
+	r.core = len(core)
+	pin, err := mlx.readTree(ctx, r.pin, core)
 	if err != nil {
 		return nil, err
 	}
-	base, err := fork.readTree(ctx, r.Base, core)
+	base, err := fork.readTree(ctx, r.base, core)
 	if err != nil {
 		return nil, err
 	}
-	theirs, err := fork.readTree(ctx, r.Fork, core)
+	theirs, err := fork.readTree(ctx, r.fork, core)
 	if err != nil {
 		return nil, err
 	}
 	fresh := map[string]freshResidual{}
 	for _, p := range core {
 		t, inFork := theirs[p]
-		recon, conflicted, err := m.reconstruct(ctx, pin[p].Data, base[p].Data, t.Data, inFork, p)
+		recon, conflicted, err := m.reconstruct(ctx, pin[p].data, base[p].data, t.data, inFork, p)
 		if err != nil {
 			return nil, fmt.Errorf("%w (rebuilding %s)", err, p)
 		}
@@ -251,10 +251,10 @@ func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, 
 		if patch != "" {
 			fresh[p] = freshResidual{recon: recon, own: data, patch: patch}
 			plus, minus := patchStats(patch)
-			r.Residuals = append(r.Residuals, ResidualFile{Path: p, Plus: plus, Minus: minus, Conflicted: conflicted})
+			r.residuals = append(r.residuals, residualFile{path: p, plus: plus, minus: minus, conflicted: conflicted})
 		}
 		if _, inPin := pin[p]; !inPin && !inFork {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s is in neither the pin nor the fork: the overlay adds it", p))
+			r.notes = append(r.notes, fmt.Sprintf("%s is in neither the pin nor the fork: the overlay adds it", p))
 		}
 	}
 	return fresh, nil
@@ -262,28 +262,28 @@ func (r *CheckReport) residual(ctx context.Context, m *merger, fork, mlx *Repo, 
 
 // compare holds the fresh residual against CORE_RESIDUAL.diff, and writes
 // it when asked.
-func (r *CheckReport) compare(ctx context.Context, m *merger, l *records.Layout, fresh map[string]freshResidual, resFile string, write bool) error {
+func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout, fresh map[string]freshResidual, resFile string, write bool) error {
 	data, err := os.ReadFile(resFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("forksync: reading %s: %w", resFile, err)
 	}
 	if errors.Is(err, os.ErrNotExist) && len(fresh) == 0 && !write {
-		r.Notes = append(r.Notes, fmt.Sprintf("every core file is pin + fork delta; there is no %s, and none is needed", records.ResidualName))
+		r.notes = append(r.notes, fmt.Sprintf("every core file is pin + fork delta; there is no %s, and none is needed", records.ResidualName))
 		return nil
 	}
 	old, _ := records.ParseResidual(data)
 	// A recorded patch still holds when it turns the reconstruction into
 	// the overlay's file; only then does the recorded text need no change.
 	var changed []string
-	for _, rf := range r.Residuals {
-		p, ok := old.Patch(rf.Path)
+	for _, rf := range r.residuals {
+		p, ok := old.Patch(rf.path)
 		if !ok {
-			changed = append(changed, rf.Path+" (new residual)")
+			changed = append(changed, rf.path+" (new residual)")
 			continue
 		}
-		f := fresh[rf.Path]
-		if !m.applies(ctx, p.Text, f.recon, f.own, rf.Path) {
-			changed = append(changed, rf.Path+" (residual differs)")
+		f := fresh[rf.path]
+		if !m.applies(ctx, p.Text, f.recon, f.own, rf.path) {
+			changed = append(changed, rf.path+" (residual differs)")
 		}
 	}
 	for _, p := range old.Patches {
@@ -291,7 +291,7 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, l *records.Layout,
 			changed = append(changed, p.Path+" (no residual any more)")
 		}
 	}
-	r.ResidualChanged = len(changed) > 0
+	r.residualChanged = len(changed) > 0
 	if !write {
 		for _, c := range changed {
 			r.add(resFile, 0, "the core residual changed: "+c,
@@ -300,19 +300,19 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, l *records.Layout,
 		return nil
 	}
 	next := records.Residual{
-		Pin:    records.Field{Value: r.Pin},
-		Fork:   records.Field{Value: r.Fork},
-		Base:   records.Field{Value: r.Base},
+		Pin:    records.Field{Value: r.pin},
+		Fork:   records.Field{Value: r.fork},
+		Base:   records.Field{Value: r.base},
 		Hashes: map[string]records.Field{},
 		Notes:  map[string]records.Field{},
 	}
 	for _, p := range l.Core() {
 		next.Hashes[p] = records.Field{Value: l.Hashes[p]}
 	}
-	for _, rf := range r.Residuals {
-		next.Patches = append(next.Patches, records.FilePatch{Path: rf.Path, Text: fresh[rf.Path].patch})
-		if n, ok := old.Notes[rf.Path]; ok {
-			next.Notes[rf.Path] = n
+	for _, rf := range r.residuals {
+		next.Patches = append(next.Patches, records.FilePatch{Path: rf.path, Text: fresh[rf.path].patch})
+		if n, ok := old.Notes[rf.path]; ok {
+			next.Notes[rf.path] = n
 		}
 	}
 	wrote, err := atomicfile.WriteIfChanged(resFile, next.Render(), 0o644)
@@ -320,35 +320,35 @@ func (r *CheckReport) compare(ctx context.Context, m *merger, l *records.Layout,
 		return err
 	}
 	if wrote {
-		r.Wrote = resFile
+		r.wrote = resFile
 	}
 	return nil
 }
 
 // Render writes the report as terse lines, findings last.
-func (r *CheckReport) Render(w io.Writer) {
+func (r *checkReport) Render(w io.Writer) {
 	fmt.Fprintf(w, "backend: %d files, %d modified from fork %s, %d local-only, %d dropped\n",
-		r.Backend, len(r.Modified), short(r.Fork), len(r.LocalOnly), len(r.Dropped))
-	fmt.Fprintf(w, "core: %d files, rebuilt from pin %s + fork %s (merge base %s)\n", r.Core, short(r.Pin), short(r.Fork), short(r.Base))
-	for _, rf := range r.Residuals {
+		r.backendFiles, len(r.modified), short(r.fork), len(r.localOnly), len(r.dropped))
+	fmt.Fprintf(w, "core: %d files, rebuilt from pin %s + fork %s (merge base %s)\n", r.core, short(r.pin), short(r.fork), short(r.base))
+	for _, rf := range r.residuals {
 		tag := ""
-		if rf.Conflicted {
+		if rf.conflicted {
 			tag = " (pin + fork delta conflicts; the overlay resolves them)"
 		}
-		fmt.Fprintf(w, "  residual %s: +%d -%d%s\n", rf.Path, rf.Plus, rf.Minus, tag)
+		fmt.Fprintf(w, "  residual %s: +%d -%d%s\n", rf.path, rf.plus, rf.minus, tag)
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	if r.Wrote != "" {
-		fmt.Fprintf(w, "wrote %s\n", r.Wrote)
+	if r.wrote != "" {
+		fmt.Fprintf(w, "wrote %s\n", r.wrote)
 	}
 	for _, f := range r.Findings {
-		loc := f.File
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+		loc := f.file
+		if f.line > 0 {
+			loc = fmt.Sprintf("%s:%d", f.file, f.line)
 		}
-		fmt.Fprintf(w, "%s: %s; %s\n", loc, f.Message, f.Fix)
+		fmt.Fprintf(w, "%s: %s; %s\n", loc, f.message, f.fix)
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "records agree with the overlay, the fork and the pin\n")

@@ -25,7 +25,7 @@ type refFixture struct {
 	root, cache, overlay string
 	mlx, fork            *gitRepo
 	b0, p1, c0           string
-	opts                 CheckOptions
+	opts                 checkOptions
 }
 
 const refFixes = `# Local changes relative to the fork
@@ -86,14 +86,14 @@ func newRefFixture(t *testing.T) *refFixture {
 	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), refFixes)
 	testutil.WriteFile(t, filepath.Join(ov, "README.md"), "- `mlx/backend/rocm/**`: the ROCm backend (4 files).\n"+
 		"- 3 MLX core files (`CMakeLists.txt`, `mlx/{ops,io/safetensors}.cpp`).\n")
-	f.opts = CheckOptions{CacheRoot: f.cache, Overlay: ov, Fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}}, Upstream: f.mlx.dir}
+	f.opts = checkOptions{cacheRoot: f.cache, Overlay: ov, fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}}, upstream: f.mlx.dir}
 	return f
 }
 
-func (f *refFixture) check(t *testing.T, write bool) *CheckReport {
+func (f *refFixture) check(t *testing.T, write bool) *checkReport {
 	t.Helper()
 	o := f.opts
-	o.Write = write
+	o.write = write
 	rep, err := CheckRecords(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func (f *refFixture) check(t *testing.T, write bool) *CheckReport {
 func (f *refFixture) noted(t *testing.T) {
 	t.Helper()
 	rep := f.check(t, true)
-	if rep.Wrote == "" {
+	if rep.wrote == "" {
 		t.Fatalf("-write wrote nothing: %+v", rep)
 	}
 	res := filepath.Join(f.overlay, "CORE_RESIDUAL.diff")
@@ -117,10 +117,10 @@ func (f *refFixture) noted(t *testing.T) {
 		"# note mlx/io/safetensors.cpp: item 1 (core file merges)", 1))
 }
 
-func findingsOf(rep *CheckReport) string {
+func findingsOf(rep *checkReport) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		b.WriteString(f.File + ": " + f.Message + "\n")
+		b.WriteString(f.file + ": " + f.message + "\n")
 	}
 	return b.String()
 }
@@ -137,12 +137,12 @@ func TestCheckRecordsReferenceShape(t *testing.T) {
 	if len(rep.Findings) != 0 {
 		t.Fatalf("findings on the clean stand-in:\n%s", findingsOf(rep))
 	}
-	if strings.Join(rep.Modified, ",") != rocm+"/quantized/qmm.hip" || strings.Join(rep.LocalOnly, ",") != rocm+"/hadamard.hip" ||
-		strings.Join(rep.Dropped, ",") != rocm+"/sort.hip" || rep.Backend != 4 || rep.Core != 3 {
-		t.Errorf("backend comparison: %d files, modified %v, local-only %v, dropped %v, %d core", rep.Backend, rep.Modified, rep.LocalOnly, rep.Dropped, rep.Core)
+	if strings.Join(rep.modified, ",") != rocm+"/quantized/qmm.hip" || strings.Join(rep.localOnly, ",") != rocm+"/hadamard.hip" ||
+		strings.Join(rep.dropped, ",") != rocm+"/sort.hip" || rep.backendFiles != 4 || rep.core != 3 {
+		t.Errorf("backend comparison: %d files, modified %v, local-only %v, dropped %v, %d core", rep.backendFiles, rep.modified, rep.localOnly, rep.dropped, rep.core)
 	}
-	if len(rep.Residuals) != 1 || rep.Residuals[0].Path != "mlx/io/safetensors.cpp" || rep.Residuals[0].Plus != 1 || rep.Residuals[0].Minus != 1 {
-		t.Errorf("residuals = %+v, want safetensors.cpp +1 -1 only (ops.cpp is pin + fork delta)", rep.Residuals)
+	if len(rep.residuals) != 1 || rep.residuals[0].path != "mlx/io/safetensors.cpp" || rep.residuals[0].plus != 1 || rep.residuals[0].minus != 1 {
+		t.Errorf("residuals = %+v, want safetensors.cpp +1 -1 only (ops.cpp is pin + fork delta)", rep.residuals)
 	}
 	var out strings.Builder
 	rep.Render(&out)
@@ -197,8 +197,8 @@ func TestCheckRecordsReferenceShape(t *testing.T) {
 				t.Errorf("findings:\n%swant %d containing %q", got, tc.finds, tc.want)
 			}
 			for _, fd := range rep.Findings {
-				if fd.Fix == "" {
-					t.Errorf("finding %q says nothing to do", fd.Message)
+				if fd.fix == "" {
+					t.Errorf("finding %q says nothing to do", fd.message)
 				}
 			}
 		})
@@ -243,13 +243,13 @@ func TestRetarget(t *testing.T) {
 		"mlx/ops.cpp":            lines("ops", 30, map[int]string{25: "ops upstream change", 28: "ops second upstream change"}),
 		"mlx/io/safetensors.cpp": lines("st", 30, map[int]string{3: "st upstream guard", 29: "st upstream tail"}),
 	})
-	o := RetargetOptions{CacheRoot: f.cache, Overlay: f.overlay, Upstream: f.mlx.dir, OldPin: f.p1, NewPin: p2, BackendDirs: []string{rocm}}
+	o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: p2, backendDirs: []string{rocm}}
 	backend := snap(t, filepath.Join(f.overlay, "mlx", "backend"))
 	res, err := Retarget(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(res.Merged, ",") != "mlx/io/safetensors.cpp,mlx/ops.cpp" || res.Unchanged != 1 || !res.Upstream {
+	if strings.Join(res.merged, ",") != "mlx/io/safetensors.cpp,mlx/ops.cpp" || res.unchanged != 1 || !res.upstream {
 		t.Errorf("result = %+v", res)
 	}
 	if got, want := readFile(t, filepath.Join(f.overlay, "mlx", "ops.cpp")), lines("ops", 30, map[int]string{10: "ops fork hook", 25: "ops upstream change", 28: "ops second upstream change"}); got != want {
@@ -261,8 +261,8 @@ func TestRetarget(t *testing.T) {
 	sameSnap(t, snap(t, filepath.Join(f.overlay, "mlx", "backend")), backend)
 	// Again to the same pin: nothing to do.
 	before := snap(t, f.overlay)
-	o.OldPin = p2
-	if res, err := Retarget(context.Background(), o); err != nil || len(res.Merged) != 0 || res.Upstream {
+	o.oldPin = p2
+	if res, err := Retarget(context.Background(), o); err != nil || len(res.merged) != 0 || res.upstream {
 		t.Errorf("second retarget to the same pin: %+v, %v", res, err)
 	}
 	sameSnap(t, snap(t, f.overlay), before)
@@ -276,27 +276,27 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 		"CMakeLists.txt":         removed,
 	})
 	before := snap(t, f.overlay)
-	o := RetargetOptions{CacheRoot: f.cache, Overlay: f.overlay, Upstream: f.mlx.dir, OldPin: f.p1, NewPin: p2, BackendDirs: []string{rocm}}
+	o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: p2, backendDirs: []string{rocm}}
 	res, err := Retarget(context.Background(), o)
 	var ce *RetargetConflictError
 	if !errors.As(err, &ce) || fail.ExitCode(err) != 1 {
 		t.Fatalf("err = %v, want a conflict", err)
 	}
 	sameSnap(t, snap(t, f.overlay), before)
-	if len(res.Conflicts) != 2 || res.Conflicts[0].Path != "CMakeLists.txt" || res.Conflicts[1].Path != "mlx/io/safetensors.cpp" {
-		t.Fatalf("conflicts = %+v, want the removed CMakeLists.txt and safetensors.cpp", res.Conflicts)
+	if len(res.conflicts) != 2 || res.conflicts[0].path != "CMakeLists.txt" || res.conflicts[1].path != "mlx/io/safetensors.cpp" {
+		t.Fatalf("conflicts = %+v, want the removed CMakeLists.txt and safetensors.cpp", res.conflicts)
 	}
-	if !strings.Contains(res.Conflicts[0].Why, "moved or removed upstream") {
-		t.Errorf("removed file's reason: %s", res.Conflicts[0].Why)
+	if !strings.Contains(res.conflicts[0].why, "moved or removed upstream") {
+		t.Errorf("removed file's reason: %s", res.conflicts[0].why)
 	}
-	staged := readFile(t, res.Conflicts[1].Staged)
+	staged := readFile(t, res.conflicts[1].staged)
 	if !strings.Contains(staged, "<<<<<<< overlay:mlx/io/safetensors.cpp") || !strings.Contains(staged, ">>>>>>> pin@") {
 		t.Errorf("staged copy has no conflict markers:\n%s", staged)
 	}
-	if merged := readFile(t, filepath.Join(res.Staged, "mlx", "ops.cpp")); !strings.Contains(merged, "ops second upstream change") {
+	if merged := readFile(t, filepath.Join(res.staged, "mlx", "ops.cpp")); !strings.Contains(merged, "ops second upstream change") {
 		t.Errorf("the clean merge of ops.cpp is not in the staging copy")
 	}
-	for _, line := range []string{"CMakeLists.txt", "mlx/io/safetensors.cpp", "staged copy: " + res.Staged} {
+	for _, line := range []string{"CMakeLists.txt", "mlx/io/safetensors.cpp", "staged copy: " + res.staged} {
 		if !strings.Contains(err.Error(), line) {
 			t.Errorf("error lacks %q:\n%v", line, err)
 		}
@@ -307,7 +307,7 @@ func TestRetargetRefusesBadRevs(t *testing.T) {
 	f := newRefFixture(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	for _, rev := range []string{"--upload-pack=touch " + marker, "-x", "", "a b", "0000000000000000000000000000000000000001"} {
-		o := RetargetOptions{CacheRoot: f.cache, Overlay: f.overlay, Upstream: f.mlx.dir, OldPin: f.p1, NewPin: rev, BackendDirs: []string{rocm}}
+		o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: rev, backendDirs: []string{rocm}}
 		_, err := Retarget(context.Background(), o)
 		if err == nil {
 			t.Errorf("retarget to %q: no error", rev)

@@ -6,37 +6,37 @@ import (
 	"strings"
 )
 
-// Hunk is one hunk of a unified diff.
-type Hunk struct {
-	OldStart, OldLines int
-	NewStart, NewLines int
-	// Lines are the hunk's lines with their markers: " " context, "-"
+// hunk is one hunk of a unified diff.
+type hunk struct {
+	oldStart, oldLines int
+	newStart, newLines int
+	// lines are the hunk's lines with their markers: " " context, "-"
 	// removed, "+" added.
-	Lines []string
+	lines []string
 }
 
-// Header is the hunk's @@ line.
-func (h Hunk) Header() string {
-	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+// header is the hunk's @@ line.
+func (h hunk) header() string {
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.oldStart, h.oldLines, h.newStart, h.newLines)
 }
 
-// FileDiff is one file's part of a unified diff.
-type FileDiff struct {
-	Path    string
-	Added   bool // the file is new on the new side
-	Deleted bool // the file is gone on the new side
-	Binary  bool
-	Hunks   []Hunk
+// fileDiff is one file's part of a unified diff.
+type fileDiff struct {
+	path    string
+	added   bool // the file is new on the new side
+	deleted bool // the file is gone on the new side
+	binary  bool
+	hunks   []hunk
 }
 
 // parseDiff reads `git diff --no-renames` output.
-func parseDiff(out string) ([]FileDiff, error) {
-	var files []FileDiff
-	var cur *FileDiff
-	var h *Hunk
+func parseDiff(out string) ([]fileDiff, error) {
+	var files []fileDiff
+	var cur *fileDiff
+	var h *hunk
 	flush := func() {
 		if h != nil && cur != nil {
-			cur.Hunks = append(cur.Hunks, *h)
+			cur.hunks = append(cur.hunks, *h)
 		}
 		h = nil
 	}
@@ -49,7 +49,7 @@ func parseDiff(out string) ([]FileDiff, error) {
 			}
 			// The +++/--- lines below give the path again, but a binary
 			// file or a mode change has none.
-			cur = &FileDiff{Path: headerPath(strings.TrimPrefix(line, "diff --git "))}
+			cur = &fileDiff{path: headerPath(strings.TrimPrefix(line, "diff --git "))}
 		case cur == nil:
 		case strings.HasPrefix(line, "@@ "):
 			flush()
@@ -59,22 +59,22 @@ func parseDiff(out string) ([]FileDiff, error) {
 			}
 			h = &nh
 		case h != nil && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")):
-			h.Lines = append(h.Lines, line)
+			h.lines = append(h.lines, line)
 		case h != nil && strings.HasPrefix(line, `\`):
 			// "\ No newline at end of file"
 		case strings.HasPrefix(line, "new file mode"):
-			cur.Added = true
+			cur.added = true
 		case strings.HasPrefix(line, "deleted file mode"):
-			cur.Deleted = true
+			cur.deleted = true
 		case strings.HasPrefix(line, "Binary files"):
-			cur.Binary = true
+			cur.binary = true
 		case strings.HasPrefix(line, "+++ "):
 			if p, ok := sidePath(strings.TrimPrefix(line, "+++ "), "b/"); ok {
-				cur.Path = p
+				cur.path = p
 			}
-		case strings.HasPrefix(line, "--- ") && cur.Deleted:
+		case strings.HasPrefix(line, "--- ") && cur.deleted:
 			if p, ok := sidePath(strings.TrimPrefix(line, "--- "), "a/"); ok {
-				cur.Path = p
+				cur.path = p
 			}
 		}
 	}
@@ -143,15 +143,15 @@ func cutQuoted(s string) (string, string, bool) {
 	return "", "", false
 }
 
-func parseHunkHeader(line string) (Hunk, error) {
-	var h Hunk
+func parseHunkHeader(line string) (hunk, error) {
+	var h hunk
 	f := strings.Fields(line)
 	if len(f) < 4 || f[0] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
 		return h, fmt.Errorf("forksync: unexpected hunk header %q", line)
 	}
 	var err1, err2 error
-	h.OldStart, h.OldLines, err1 = parseRange(f[1][1:])
-	h.NewStart, h.NewLines, err2 = parseRange(f[2][1:])
+	h.oldStart, h.oldLines, err1 = parseRange(f[1][1:])
+	h.newStart, h.newLines, err2 = parseRange(f[2][1:])
 	if err1 != nil || err2 != nil {
 		return h, fmt.Errorf("forksync: unexpected hunk header %q", line)
 	}
@@ -180,11 +180,11 @@ type block struct {
 	added         []string
 }
 
-func (h Hunk) blocks() []block {
+func (h hunk) blocks() []block {
 	var out []block
 	var cur *block
 	lastCtx, haveCtx := "", false
-	for _, l := range h.Lines {
+	for _, l := range h.lines {
 		text := l[1:]
 		switch l[0] {
 		case ' ':

@@ -29,4 +29,8 @@
 // Git always runs with the GIT_* variables of the environment removed, no
 // prompts, and mlxbuild's own identity, so a hook's GIT_DIR or a user's
 // configuration cannot point it elsewhere.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package forksync

@@ -14,88 +14,88 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// DriftOptions say which overlay to compare with which upstream range.
-type DriftOptions struct {
-	CacheRoot string
-	Upstream  string // MLX's repository: URL or absolute path
-	Pin       string // the pin the overlay was retargeted to
-	Candidate string // the pin to compare with; "" means upstream's HEAD
-	Overlay   string
-	Records   []string // overlay files that are records, never core files
-	Core      []string // core files named by the project (fork.core), checked even when not in the overlay
+// driftOptions say which overlay to compare with which upstream range.
+type driftOptions struct {
+	cacheRoot string
+	upstream  string // MLX's repository: URL or absolute path
+	pin       string // the pin the overlay was retargeted to
+	candidate string // the pin to compare with; "" means upstream's HEAD
+	overlay   string
+	records   []string // overlay files that are records, never core files
+	core      []string // core files named by the project (fork.core), checked even when not in the overlay
 }
 
-// DriftReport is what upstream changed under an overlay's core files.
-type DriftReport struct {
-	Overlay        string
-	Pin, Candidate string // full commit ids
-	Files          []FileDrift
+// driftReport is what upstream changed under an overlay's core files.
+type driftReport struct {
+	overlay        string
+	pin, candidate string // full commit ids
+	files          []fileDrift
 	Notes          []string
 }
 
-// Moved lists the core files upstream changed.
-func (r *DriftReport) Moved() []string {
+// moved lists the core files upstream changed.
+func (r *driftReport) moved() []string {
 	var out []string
-	for _, f := range r.Files {
-		if f.Moved {
-			out = append(out, f.Path)
+	for _, f := range r.files {
+		if f.moved {
+			out = append(out, f.path)
 		}
 	}
 	return out
 }
 
-// FileDrift is one core file of the overlay.
-type FileDrift struct {
-	Path      string
-	InOverlay bool
-	Moved     bool // upstream changed it between the pin and the candidate
-	Deleted   bool // upstream removed it at the candidate
-	Added     bool // upstream added it at the candidate (the overlay shadows a new file)
-	Binary    bool
-	// Missing are the upstream hunks the overlay does not contain: the
+// fileDrift is one core file of the overlay.
+type fileDrift struct {
+	path      string
+	inOverlay bool
+	moved     bool // upstream changed it between the pin and the candidate
+	deleted   bool // upstream removed it at the candidate
+	added     bool // upstream added it at the candidate (the overlay shadows a new file)
+	binary    bool
+	// missing are the upstream hunks the overlay does not contain: the
 	// changes a whole-file overlay would silently revert.
-	Missing   []Hunk
-	Contained int // upstream hunks the overlay already has
+	missing   []hunk
+	contained int // upstream hunks the overlay already has
 }
 
 // Drift compares each core file of the overlay (every overlay file that
 // replaces an upstream file at the pin or at the candidate, and o.Core)
 // with upstream's change between o.Pin and o.Candidate.
-func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
-	if o.Upstream == "" {
+func Drift(ctx context.Context, o driftOptions) (*driftReport, error) {
+	if o.upstream == "" {
 		return nil, fail.Configf("overlay drift needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
-	if o.Pin == "" {
+	if o.pin == "" {
 		return nil, fail.Configf("overlay drift needs the pin the overlay was retargeted to: set source.pin in mlxbuild.yaml or retargeted_to_mlx_pin in the overlay's UPSTREAM")
 	}
-	if o.Candidate != "" {
-		if err := checkArgRev("overlay drift: -candidate", o.Candidate, "give an MLX commit id, a branch or a tag"); err != nil {
+	if o.candidate != "" {
+		if err := checkArgRev("overlay drift: -candidate", o.candidate, "give an MLX commit id, a branch or a tag"); err != nil {
 			return nil, err
 		}
 	}
-	revs := []string{o.Pin}
-	if o.Candidate != "" {
-		revs = append(revs, o.Candidate)
+	revs := []string{o.pin}
+	if o.candidate != "" {
+		revs = append(revs, o.candidate)
 	}
-	repo, err := openRepo(ctx, o.CacheRoot, o.Upstream, revs...)
+	repo, err := openRepo(ctx, o.cacheRoot, o.upstream, revs...)
 	if err != nil {
 		return nil, err
 	}
-	cand := o.Candidate
+	cand := o.candidate
 	if cand == "" {
-		if err := repo.refresh(ctx, o.CacheRoot); err != nil {
+		if err := repo.refresh(ctx, o.cacheRoot); err != nil {
 			return nil, err
 		}
 		cand = "HEAD"
 	}
-	rep := &DriftReport{Overlay: o.Overlay}
-	if rep.Pin, err = repo.Resolve(ctx, o.Pin); err != nil {
+	rep := &driftReport{overlay: o.overlay}
+	if rep.pin, err = repo.resolve(ctx, o.pin); err != nil {
 		return nil, err
 	}
-	if rep.Candidate, err = repo.Resolve(ctx, cand); err != nil {
+	if rep.candidate, err = repo.resolve(ctx, cand); err != nil {
 		return nil, err
 	}
-	files, err := overlays.OverlayFiles(o.Overlay, o.Records)
+	files, err := overlays.OverlayFiles(o.overlay, o.records)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +105,11 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	}
 	// Only the overlay's files that upstream has at one of the two commits
 	// are core files; the rest (the backend directory) upstream never had.
-	atPin, err := repo.listPaths(ctx, rep.Pin, paths)
+	atPin, err := repo.listPaths(ctx, rep.pin, paths)
 	if err != nil {
 		return nil, err
 	}
-	atCand, err := repo.listPaths(ctx, rep.Candidate, paths)
+	atCand, err := repo.listPaths(ctx, rep.candidate, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	for _, p := range append(atPin, atCand...) {
 		core[p] = true
 	}
-	for _, p := range o.Core {
+	for _, p := range o.core {
 		core[trimSlash(p)] = true
 	}
 	list := make([]string, 0, len(core))
@@ -131,50 +131,50 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftReport, error) {
 	}
 	// Paths are literal (a name may start with ':', git's pathspec magic).
 	diffArgs := []string{"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-renames"}
-	changed, err := gitRaw(ctx, repo.Dir, append(append(diffArgs, "-z", "--name-only", "--end-of-options", rep.Pin, rep.Candidate, "--"), list...)...)
+	changed, err := gitRaw(ctx, repo.dir, append(append(diffArgs, "-z", "--name-only", "--end-of-options", rep.pin, rep.candidate, "--"), list...)...)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.Pin), short(rep.Candidate), o.Upstream, err)
+		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.pin), short(rep.candidate), o.upstream, err)
 	}
-	out, err := git(ctx, repo.Dir, append(append(diffArgs, "-U3", "--end-of-options", rep.Pin, rep.Candidate, "--"), list...)...)
+	out, err := git(ctx, repo.dir, append(append(diffArgs, "-U3", "--end-of-options", rep.pin, rep.candidate, "--"), list...)...)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.Pin), short(rep.Candidate), o.Upstream, err)
+		return nil, fmt.Errorf("forksync: git diff %s %s in %s: %w", short(rep.pin), short(rep.candidate), o.upstream, err)
 	}
 	diffs, err := parseDiff(out)
 	if err != nil {
 		return nil, err
 	}
-	byPath := map[string]FileDiff{}
+	byPath := map[string]fileDiff{}
 	for _, d := range diffs {
-		byPath[d.Path] = d
+		byPath[d.path] = d
 	}
 	// The NUL-separated list is exact whatever the names hold; a changed
 	// file the patch's parse did not find must never read as unchanged.
 	for _, p := range splitNUL(changed.Stdout) {
 		if _, ok := byPath[p]; !ok {
-			return nil, fmt.Errorf("forksync: upstream changed %q between %s and %s, but its diff could not be read; report this with the file name", p, short(rep.Pin), short(rep.Candidate))
+			return nil, fmt.Errorf("forksync: upstream changed %q between %s and %s, but its diff could not be read; report this with the file name", p, short(rep.pin), short(rep.candidate))
 		}
 	}
 	for _, p := range list {
-		fd := FileDrift{Path: p}
-		data, err := os.ReadFile(filepath.Join(o.Overlay, filepath.FromSlash(p)))
-		fd.InOverlay = err == nil
+		fd := fileDrift{path: p}
+		data, err := os.ReadFile(filepath.Join(o.overlay, filepath.FromSlash(p)))
+		fd.inOverlay = err == nil
 		if d, ok := byPath[p]; ok {
-			fd.Moved, fd.Deleted, fd.Added, fd.Binary = true, d.Deleted, d.Added, d.Binary
+			fd.moved, fd.deleted, fd.added, fd.binary = true, d.deleted, d.added, d.binary
 			lines := splitText(data)
-			for _, h := range d.Hunks {
-				if fd.InOverlay && hunkContained(h, lines) {
-					fd.Contained++
+			for _, h := range d.hunks {
+				if fd.inOverlay && hunkContained(h, lines) {
+					fd.contained++
 				} else {
-					fd.Missing = append(fd.Missing, h)
+					fd.missing = append(fd.missing, h)
 				}
 			}
 		}
-		rep.Files = append(rep.Files, fd)
+		rep.files = append(rep.files, fd)
 	}
 	return rep, nil
 }
 
-func hunkContained(h Hunk, lines []string) bool {
+func hunkContained(h hunk, lines []string) bool {
 	for _, b := range h.blocks() {
 		if !b.containedIn(lines) {
 			return false
@@ -184,14 +184,14 @@ func hunkContained(h Hunk, lines []string) bool {
 }
 
 // listPaths returns which of paths exist (as files) at commit.
-func (r *Repo) listPaths(ctx context.Context, commit string, paths []string) ([]string, error) {
+func (r *repo) listPaths(ctx context.Context, commit string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	// -z: git quotes names with unusual bytes in its line output.
-	res, err := gitRaw(ctx, r.Dir, append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", commit, "--"}, paths...)...)
+	res, err := gitRaw(ctx, r.dir, append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", commit, "--"}, paths...)...)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: listing files at %s in %s: %w", short(commit), r.URL, err)
+		return nil, fmt.Errorf("forksync: listing files at %s in %s: %w", short(commit), r.url, err)
 	}
 	return splitNUL(res.Stdout), nil
 }
@@ -208,46 +208,46 @@ func splitNUL(out []byte) []string {
 }
 
 // refresh fetches every ref of the mirror, for "upstream's current HEAD".
-func (r *Repo) refresh(ctx context.Context, cacheRoot string) error {
+func (r *repo) refresh(ctx context.Context, cacheRoot string) error {
 	unlock, err := lockSrc(ctx, cacheRoot)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--prune", "origin"); err != nil {
-		return fmt.Errorf("forksync: fetching %s: %w; check that it is reachable, or give the candidate pin", r.URL, err)
+	if _, err := git(ctx, r.dir, "fetch", "--quiet", "--prune", "origin"); err != nil {
+		return fmt.Errorf("forksync: fetching %s: %w; check that it is reachable, or give the candidate pin", r.url, err)
 	}
 	return nil
 }
 
-// DriftOptionsFor builds the DriftOptions of one backend's overlay: the pin
+// DriftOptionsFor builds the driftOptions of one backend's overlay: the pin
 // is UPSTREAM's retargeted_to_mlx_pin when the overlay records one, else
 // source.pin (a difference between the two is noted).
-func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (DriftOptions, []string, error) {
+func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (driftOptions, []string, error) {
 	ov := cfg.Overlay(backend)
 	if ov == "" {
-		return DriftOptions{}, nil, fail.Configf("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
+		return driftOptions{}, nil, fail.Configf("backends.%s in %s has no overlay: nothing can drift", backend, cfg.Project.File)
 	}
 	spec, err := cfg.Spec(backend)
 	if err != nil {
-		return DriftOptions{}, nil, err
+		return driftOptions{}, nil, err
 	}
-	o := DriftOptions{CacheRoot: cfg.CacheRoot.Value, Upstream: upstreamRepo(cfg.Project), Pin: cfg.Project.Source.Pin,
-		Candidate: candidate, Overlay: ov, Records: spec.Records}
+	o := driftOptions{cacheRoot: cfg.CacheRoot.Value, upstream: upstreamRepo(cfg.Project), pin: cfg.Project.Source.Pin,
+		candidate: candidate, overlay: ov, records: spec.Records}
 	if pb := cfg.Project.Backends[backend]; pb != nil && pb.Fork != nil {
-		o.Core = pb.Fork.Core
+		o.core = pb.Fork.Core
 	}
 	var notes []string
 	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
 			if err := checkRecordRev(filepath.Join(ov, records.UpstreamName), f); err != nil {
-				return DriftOptions{}, nil, err
+				return driftOptions{}, nil, err
 			}
-			if o.Pin != "" && f.Value != o.Pin {
-				notes = append(notes, fmt.Sprintf("UPSTREAM:%d says the overlay was retargeted to %s, but source.pin is %s; drift is measured from UPSTREAM's pin. Retarget the overlay, or fix UPSTREAM", f.Line, short(f.Value), short(o.Pin)))
+			if o.pin != "" && f.Value != o.pin {
+				notes = append(notes, fmt.Sprintf("UPSTREAM:%d says the overlay was retargeted to %s, but source.pin is %s; drift is measured from UPSTREAM's pin. Retarget the overlay, or fix UPSTREAM", f.Line, short(f.Value), short(o.pin)))
 			}
-			o.Pin = f.Value
+			o.pin = f.Value
 		}
 	}
 	return o, notes, nil

@@ -41,19 +41,19 @@ func TestDriftSeesFilesWhoseNamesGitQuotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]FileDrift{}
-	for _, fd := range rep.Files {
-		got[fd.Path] = fd
+	got := map[string]fileDrift{}
+	for _, fd := range rep.files {
+		got[fd.path] = fd
 	}
 	for _, n := range names {
 		fd, ok := got[n]
 		switch {
 		case !ok:
-			t.Errorf("%q is not among the core files: %q", n, rep.Moved())
-		case !fd.Moved || len(fd.Missing) != 1:
-			t.Errorf("%q: moved %v, %d missing hunk(s); want moved with 1 missing hunk", n, fd.Moved, len(fd.Missing))
-		case !strings.Contains(strings.Join(fd.Missing[0].Lines, "\n"), "+upstream moved "+n):
-			t.Errorf("%q: the missing hunk is not upstream's change: %q", n, fd.Missing[0].Lines)
+			t.Errorf("%q is not among the core files: %q", n, rep.moved())
+		case !fd.moved || len(fd.missing) != 1:
+			t.Errorf("%q: moved %v, %d missing hunk(s); want moved with 1 missing hunk", n, fd.moved, len(fd.missing))
+		case !strings.Contains(strings.Join(fd.missing[0].lines, "\n"), "+upstream moved "+n):
+			t.Errorf("%q: the missing hunk is not upstream's change: %q", n, fd.missing[0].lines)
 		}
 	}
 }

@@ -38,27 +38,27 @@ func TestDriftListsTheCoreFilesWhoseUpstreamMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Pin != h.pin || rep.Candidate != h.head {
-		t.Errorf("range %s..%s, want %s..%s", rep.Pin, rep.Candidate, h.pin, h.head)
+	if rep.pin != h.pin || rep.candidate != h.head {
+		t.Errorf("range %s..%s, want %s..%s", rep.pin, rep.candidate, h.pin, h.head)
 	}
-	if got := strings.Join(rep.Moved(), ","); got != "mlx/backend/gpu/available.cpp,mlx/version.cpp" {
+	if got := strings.Join(rep.moved(), ","); got != "mlx/backend/gpu/available.cpp,mlx/version.cpp" {
 		t.Errorf("moved core files: %s", got)
 	}
-	files := map[string]FileDrift{}
-	for _, f := range rep.Files {
-		files[f.Path] = f
+	files := map[string]fileDrift{}
+	for _, f := range rep.files {
+		files[f.path] = f
 	}
 	if len(files) != 2 {
-		t.Errorf("core files: %+v (the backend directory is no core file)", rep.Files)
+		t.Errorf("core files: %+v (the backend directory is no core file)", rep.files)
 	}
 	v := files["mlx/version.cpp"]
-	if len(v.Missing) != 0 || v.Contained != 1 {
+	if len(v.missing) != 0 || v.contained != 1 {
 		t.Errorf("version.cpp already has upstream's change: %+v", v)
 	}
 	a := files["mlx/backend/gpu/available.cpp"]
 	var missing []string
-	for _, hk := range a.Missing {
-		missing = append(missing, hk.Lines...)
+	for _, hk := range a.missing {
+		missing = append(missing, hk.lines...)
 	}
 	text := strings.Join(missing, "\n")
 	for _, w := range []string{"+int num_devices() {", "-int device_count() {", "+int add(const float*, const float*, float*, std::size_t, int) {", "+int is_available() {", "+int multiply(const float*, const float*, float*, std::size_t) {"} {
@@ -76,7 +76,7 @@ func TestDriftListsTheCoreFilesWhoseUpstreamMoved(t *testing.T) {
 	}
 
 	// Up to the rename only, the signature change is not reported.
-	o.Candidate = h.rename
+	o.candidate = h.rename
 	rep, err = Drift(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -45,16 +45,16 @@ func repoURL(s, base string) string {
 	return filepath.Join(base, s)
 }
 
-// Repo is a bare mirror of one repository under the cache.
-type Repo struct {
-	URL string // what it mirrors
-	Dir string // the bare repository
+// repo is a bare mirror of one repository under the cache.
+type repo struct {
+	url string // what it mirrors
+	dir string // the bare repository
 }
 
 // openRepo makes sure the mirror of url exists and holds every rev in revs
 // (fetching all refs, then each missing rev by name, only when one is
 // missing), and returns it. It holds the cache's source lock meanwhile.
-func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo, error) {
+func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*repo, error) {
 	if cacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
@@ -71,14 +71,14 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 	if err := cache.EnsureRoot(cacheRoot); err != nil {
 		return nil, err
 	}
-	r := &Repo{URL: url, Dir: overlays.MirrorDir(cacheRoot, url)}
+	r := &repo{url: url, dir: overlays.MirrorDir(cacheRoot, url)}
 	unlock, err := cache.Lock(ctx, filepath.Join(cacheRoot, "src", "lock"), nil)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if _, err := os.Stat(filepath.Join(r.Dir, "HEAD")); err != nil {
-		if err := gitr.CloneMirror(ctx, url, r.Dir); err != nil {
+	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err != nil {
+		if err := gitr.CloneMirror(ctx, url, r.dir); err != nil {
 			return nil, fmt.Errorf("forksync: cloning %s failed: %w; check the URL or path in mlxbuild.yaml and that the repository is reachable", url, err)
 		}
 	}
@@ -92,7 +92,7 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 		return r, nil
 	}
 	fetchErr := func() error {
-		_, err := git(ctx, r.Dir, "fetch", "--quiet", "--prune", "origin")
+		_, err := git(ctx, r.dir, "fetch", "--quiet", "--prune", "origin")
 		return err
 	}()
 	for _, rev := range missing {
@@ -100,7 +100,7 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 			continue
 		}
 		// A commit no ref points at can still be fetched by id.
-		if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--", "origin", rev); err == nil && r.has(ctx, rev) {
+		if _, err := git(ctx, r.dir, "fetch", "--quiet", "--", "origin", rev); err == nil && r.has(ctx, rev) {
 			continue
 		}
 		if fetchErr != nil {
@@ -112,16 +112,16 @@ func openRepo(ctx context.Context, cacheRoot, url string, revs ...string) (*Repo
 }
 
 // has reports whether rev names a commit of the mirror.
-func (r *Repo) has(ctx context.Context, rev string) bool {
-	_, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+func (r *repo) has(ctx context.Context, rev string) bool {
+	_, err := git(ctx, r.dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	return err == nil
 }
 
-// Resolve gives the full commit id of rev.
-func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
-	id, err := git(ctx, r.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+// resolve gives the full commit id of rev.
+func (r *repo) resolve(ctx context.Context, rev string) (string, error) {
+	id, err := git(ctx, r.dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil || id == "" {
-		return "", fmt.Errorf("forksync: %q is not a commit of %s; give a commit id or a branch of that repository", rev, r.URL)
+		return "", fmt.Errorf("forksync: %q is not a commit of %s; give a commit id or a branch of that repository", rev, r.url)
 	}
 	return id, nil
 }

@@ -20,11 +20,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runChild runs Sync with the JSON SyncOptions opts. It blocks forever
+// runChild runs Sync with the JSON syncOptions opts. It blocks forever
 // after the swap step CHILD_BLOCK_AT, having said "ready" on stdout, and
 // swaps with two renames when CHILD_NO_EXCHANGE is set.
 func runChild(opts string) int {
-	var o SyncOptions
+	var o syncOptions
 	if err := json.Unmarshal([]byte(opts), &o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3

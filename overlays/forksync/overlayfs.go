@@ -9,8 +9,8 @@ import (
 
 // readOverlay reads every regular file of the overlay. Links and other
 // special files are refused, as overlays.Materialize refuses them.
-func readOverlay(dir string) (Files, error) {
-	out := Files{}
+func readOverlay(dir string) (files, error) {
+	out := files{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -30,7 +30,7 @@ func readOverlay(dir string) (Files, error) {
 		if err != nil {
 			return err
 		}
-		out[filepath.ToSlash(rel)] = Blob{Data: data, Exec: fi.Mode()&0o111 != 0}
+		out[filepath.ToSlash(rel)] = blob{data: data, exec: fi.Mode()&0o111 != 0}
 		return nil
 	})
 	if err != nil {

@@ -65,7 +65,7 @@ func quoteGitPath(p string) string {
 
 // renderDiff writes files as git diff --no-renames does: the header, the
 // side paths (a tab after a name with a space), the hunks.
-func renderDiff(files []FileDiff) string {
+func renderDiff(files []fileDiff) string {
 	var b strings.Builder
 	side := func(prefix, p string) string {
 		q := quoteGitPath(prefix + p)
@@ -75,32 +75,32 @@ func renderDiff(files []FileDiff) string {
 		return q
 	}
 	for _, f := range files {
-		fmt.Fprintf(&b, "diff --git %s %s\n", quoteGitPath("a/"+f.Path), quoteGitPath("b/"+f.Path))
+		fmt.Fprintf(&b, "diff --git %s %s\n", quoteGitPath("a/"+f.path), quoteGitPath("b/"+f.path))
 		switch {
-		case f.Added:
+		case f.added:
 			b.WriteString("new file mode 100644\n")
-		case f.Deleted:
+		case f.deleted:
 			b.WriteString("deleted file mode 100644\n")
 		}
 		b.WriteString("index 1111111..2222222\n")
-		if f.Binary {
-			fmt.Fprintf(&b, "Binary files %s and %s differ\n", quoteGitPath("a/"+f.Path), quoteGitPath("b/"+f.Path))
+		if f.binary {
+			fmt.Fprintf(&b, "Binary files %s and %s differ\n", quoteGitPath("a/"+f.path), quoteGitPath("b/"+f.path))
 			continue
 		}
-		if len(f.Hunks) == 0 {
+		if len(f.hunks) == 0 {
 			continue
 		}
-		old, new := side("a/", f.Path), side("b/", f.Path)
-		if f.Added {
+		old, new := side("a/", f.path), side("b/", f.path)
+		if f.added {
 			old = "/dev/null"
 		}
-		if f.Deleted {
+		if f.deleted {
 			new = "/dev/null"
 		}
 		fmt.Fprintf(&b, "--- %s\n+++ %s\n", old, new)
-		for _, h := range f.Hunks {
-			b.WriteString(h.Header() + "\n")
-			for _, l := range h.Lines {
+		for _, h := range f.hunks {
+			b.WriteString(h.header() + "\n")
+			for _, l := range h.lines {
 				b.WriteString(l + "\n")
 			}
 		}
@@ -122,23 +122,23 @@ func FuzzParseDiff(f *testing.F) {
 			return
 		}
 		for _, fd := range files {
-			for _, h := range fd.Hunks {
-				for _, l := range h.Lines {
+			for _, h := range fd.hunks {
+				for _, l := range h.lines {
 					if l == "" || strings.IndexByte(" -+", l[0]) < 0 || strings.Contains(l, "\n") {
 						t.Fatalf("hunk line %q has no marker or holds a newline", l)
 					}
 				}
-				back, err := parseHunkHeader(h.Header())
-				if err != nil || back.OldStart != h.OldStart || back.OldLines != h.OldLines || back.NewStart != h.NewStart || back.NewLines != h.NewLines {
-					t.Fatalf("header %q reads back as %+v (%v)", h.Header(), back, err)
+				back, err := parseHunkHeader(h.header())
+				if err != nil || back.oldStart != h.oldStart || back.oldLines != h.oldLines || back.newStart != h.newStart || back.newLines != h.newLines {
+					t.Fatalf("header %q reads back as %+v (%v)", h.header(), back, err)
 				}
 			}
 		}
 		// The round trip needs what git can write: a file with a path, and
 		// lines that do not themselves look like diff headers.
-		var keep []FileDiff
+		var keep []fileDiff
 		for _, fd := range files {
-			if fd.Path == "" || strings.ContainsRune(fd.Path, 0) || fd.Added && fd.Deleted || fd.Binary && len(fd.Hunks) > 0 {
+			if fd.path == "" || strings.ContainsRune(fd.path, 0) || fd.added && fd.deleted || fd.binary && len(fd.hunks) > 0 {
 				continue
 			}
 			keep = append(keep, fd)
@@ -152,19 +152,19 @@ func FuzzParseDiff(f *testing.F) {
 		}
 		for i := range keep {
 			w, g := keep[i], again[i]
-			if g.Path != w.Path || g.Added != w.Added || g.Deleted != w.Deleted || g.Binary != w.Binary || !sameHunks(g.Hunks, w.Hunks) {
+			if g.path != w.path || g.added != w.added || g.deleted != w.deleted || g.binary != w.binary || !sameHunks(g.hunks, w.hunks) {
 				t.Fatalf("file %d read back as %+v, want %+v\n%s", i, g, w, renderDiff(keep))
 			}
 		}
 	})
 }
 
-func sameHunks(a, b []Hunk) bool {
+func sameHunks(a, b []hunk) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Header() != b[i].Header() || strings.Join(a[i].Lines, "\n") != strings.Join(b[i].Lines, "\n") {
+		if a[i].header() != b[i].header() || strings.Join(a[i].lines, "\n") != strings.Join(b[i].lines, "\n") {
 			return false
 		}
 	}
@@ -207,11 +207,11 @@ func FuzzParseLsTree(f *testing.F) {
 func FuzzParseCatFileBatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stdout []byte, blob []byte) {
 		entries := []treeEntry{{path: "a", id: "1111"}, {path: "b/c", id: "2222", exec: true}}
-		out := Files{}
+		out := files{}
 		if err := parseCatFileBatch(stdout, entries, out); err == nil {
 			total := 0
 			for _, b := range out {
-				total += len(b.Data)
+				total += len(b.data)
 			}
 			if total > len(stdout) {
 				t.Fatalf("read %d bytes of content from %d bytes of output", total, len(stdout))
@@ -221,13 +221,13 @@ func FuzzParseCatFileBatch(f *testing.F) {
 		for _, e := range entries {
 			fmt.Fprintf(&w, "%s blob %d\n%s\n", e.id, len(blob), blob)
 		}
-		out = Files{}
+		out = files{}
 		if err := parseCatFileBatch(w.Bytes(), entries, out); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if b := out[e.path]; !bytes.Equal(b.Data, blob) || b.Exec != e.exec {
-				t.Fatalf("%s read back as %q (exec %v), want %q", e.path, b.Data, b.Exec, blob)
+			if b := out[e.path]; !bytes.Equal(b.data, blob) || b.exec != e.exec {
+				t.Fatalf("%s read back as %q (exec %v), want %q", e.path, b.data, b.exec, blob)
 			}
 		}
 	})

@@ -59,18 +59,18 @@ func upstreamRepo(p *configs.Project) string {
 	return ""
 }
 
-// SyncOptionsFor builds the SyncOptions of a project's fork backend (see
+// SyncOptionsFor builds the syncOptions of a project's fork backend (see
 // ForkBackend) for a sync to commit.
-func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, SyncOptions, error) {
+func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, syncOptions, error) {
 	name, fork, err := ForkBackend(cfg, backend)
 	if err != nil {
-		return "", SyncOptions{}, err
+		return "", syncOptions{}, err
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", SyncOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+		return "", syncOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
-	return name, SyncOptions{
+	return name, syncOptions{
 		CacheRoot: cfg.CacheRoot.Value,
 		Overlay:   ov,
 		Fork:      fork,
@@ -79,16 +79,16 @@ func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, SyncOp
 	}, nil
 }
 
-// CheckOptionsFor builds the CheckOptions of a project's fork backend (see
+// CheckOptionsFor builds the checkOptions of a project's fork backend (see
 // ForkBackend).
-func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, CheckOptions, error) {
+func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, checkOptions, error) {
 	name, fork, err := ForkBackend(cfg, backend)
 	if err != nil {
-		return "", CheckOptions{}, err
+		return "", checkOptions{}, err
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", CheckOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
+		return "", checkOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
-	return name, CheckOptions{CacheRoot: cfg.CacheRoot.Value, Overlay: ov, Fork: fork, Upstream: upstreamRepo(cfg.Project), Write: write}, nil
+	return name, checkOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, fork: fork, upstream: upstreamRepo(cfg.Project), write: write}, nil
 }

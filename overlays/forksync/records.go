@@ -14,21 +14,21 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// RecordsReport is one overlay's LOCAL_FIXES.md.
-type RecordsReport struct {
-	Backend  string
-	File     string // LOCAL_FIXES.md's path; "" when the overlay has none
-	Items    []records.Item
-	Problems []records.Problem
-	Upstream records.Upstream
-	// BackendDirs are the fork's directories (fork.dirs), against which an
+// recordsReport is one overlay's LOCAL_FIXES.md.
+type recordsReport struct {
+	backend  string
+	file     string // LOCAL_FIXES.md's path; "" when the overlay has none
+	items    []records.Item
+	problems []records.Problem
+	upstream records.Upstream
+	// backendDirs are the fork's directories (fork.dirs), against which an
 	// item's backend-relative paths resolve.
-	BackendDirs []string
+	backendDirs []string
 }
 
 // Records reads the LOCAL_FIXES.md and UPSTREAM of every backend's overlay
 // (only backend's when it is not ""), in backend order.
-func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
+func Records(cfg *configs.Config, backend string) ([]recordsReport, error) {
 	var names []string
 	for n, pb := range cfg.Project.Backends {
 		if pb != nil && pb.Overlay != "" && (backend == "" || n == backend) {
@@ -42,15 +42,15 @@ func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 		return nil, fail.Configf("no backend in %s has an overlay:, so there are no records", cfg.Project.File)
 	}
 	sort.Strings(names)
-	var out []RecordsReport
+	var out []recordsReport
 	for _, n := range names {
 		ov := cfg.Overlay(n)
-		r := RecordsReport{Backend: n}
+		r := recordsReport{backend: n}
 		if pb := cfg.Project.Backends[n]; pb.Fork != nil {
-			r.BackendDirs = pb.Fork.Dirs
+			r.backendDirs = pb.Fork.Dirs
 		}
 		if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
-			r.Upstream, _ = records.ParseUpstream(data)
+			r.upstream, _ = records.ParseUpstream(data)
 		}
 		path := filepath.Join(ov, records.LocalFixesName)
 		data, err := os.ReadFile(path)
@@ -60,7 +60,7 @@ func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 			return nil, fmt.Errorf("forksync: reading %s: %w", path, err)
 		default:
 			lf, probs := records.ParseLocalFixes(data)
-			r.File, r.Items, r.Problems = path, lf.Items, append(probs, lf.Numbering()...)
+			r.file, r.items, r.problems = path, lf.Items, append(probs, lf.Numbering()...)
 		}
 		out = append(out, r)
 	}
@@ -68,15 +68,15 @@ func Records(cfg *configs.Config, backend string) ([]RecordsReport, error) {
 }
 
 // Render writes the items with their status, then what to do about them.
-func (r RecordsReport) Render(w io.Writer) {
-	if r.File == "" {
-		fmt.Fprintf(w, "%s: the overlay has no %s (no local changes recorded)\n", r.Backend, records.LocalFixesName)
+func (r recordsReport) Render(w io.Writer) {
+	if r.file == "" {
+		fmt.Fprintf(w, "%s: the overlay has no %s (no local changes recorded)\n", r.backend, records.LocalFixesName)
 		return
 	}
-	fmt.Fprintf(w, "%s: %s", r.Backend, r.File)
-	if c, ok := r.Upstream.Get("commit"); ok {
+	fmt.Fprintf(w, "%s: %s", r.backend, r.file)
+	if c, ok := r.upstream.Get("commit"); ok {
 		fmt.Fprintf(w, " (on fork commit %s", short(c.Value))
-		if p, ok := r.Upstream.Get("retargeted_to_mlx_pin"); ok {
+		if p, ok := r.upstream.Get("retargeted_to_mlx_pin"); ok {
 			fmt.Fprintf(w, ", MLX %s", short(p.Value))
 		}
 		fmt.Fprint(w, ")")
@@ -84,9 +84,9 @@ func (r RecordsReport) Render(w io.Writer) {
 	fmt.Fprintln(w)
 	// Paths resolve against the overlay (as written, or under a backend
 	// directory); the rest are upstream or engine files the item mentions.
-	layout, _ := records.ReadLayout(filepath.Dir(r.File), r.BackendDirs, nil)
+	layout, _ := records.ReadLayout(filepath.Dir(r.file), r.backendDirs, nil)
 	counts := map[records.Status]int{}
-	for _, it := range r.Items {
+	for _, it := range r.items {
 		counts[it.Status]++
 		status := it.Status.String()
 		if it.Status == records.StatusProposed {
@@ -113,9 +113,9 @@ func (r RecordsReport) Render(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "  %d item%s: %d retarget-only, %d applies to the fork, %d to be proposed, %d proposed, %d without a status\n",
-		len(r.Items), plural(len(r.Items)), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
+		len(r.items), plural(len(r.items)), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
 		counts[records.StatusToBeProposed], counts[records.StatusProposed], counts[records.StatusUnknown])
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  %s: %s; %s\n", fail.Pos{File: r.File, Line: p.Line}, p.Message, p.Fix)
+	for _, p := range r.problems {
+		fmt.Fprintf(w, "  %s: %s; %s\n", fail.Pos{File: r.file, Line: p.Line}, p.Message, p.Fix)
 	}
 }

@@ -33,7 +33,7 @@ func TestRecordsListsItemsWithStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(reps) != 2 || reps[0].Backend != "cuda" || reps[1].Backend != "rocm" {
+	if len(reps) != 2 || reps[0].backend != "cuda" || reps[1].backend != "rocm" {
 		t.Fatalf("reports: %+v", reps)
 	}
 	var b strings.Builder

@@ -19,5 +19,5 @@ func ResolveUpstream(ctx context.Context, cacheRoot, url, rev string, also ...st
 	if err != nil {
 		return "", err
 	}
-	return repo.Resolve(ctx, rev)
+	return repo.resolve(ctx, rev)
 }

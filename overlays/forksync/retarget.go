@@ -17,38 +17,38 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// RetargetOptions say which overlay's core files move to which MLX pin.
-type RetargetOptions struct {
-	CacheRoot   string
+// retargetOptions say which overlay's core files move to which MLX pin.
+type retargetOptions struct {
+	cacheRoot   string
 	Overlay     string   // absolute
-	Upstream    string   // MLX's repository: URL or absolute path
-	OldPin      string   // the pin the core files follow now (UPSTREAM's retargeted_to_mlx_pin, else source.pin)
-	NewPin      string   // a commit id or a ref of Upstream
-	BackendDirs []string // the overlay's backend directories; their files are never retargeted
+	upstream    string   // MLX's repository: URL or absolute path
+	oldPin      string   // the pin the core files follow now (UPSTREAM's retargeted_to_mlx_pin, else source.pin)
+	newPin      string   // a commit id or a ref of Upstream
+	backendDirs []string // the overlay's backend directories; their files are never retargeted
 }
 
-// RetargetResult says what a retarget did, or would have done.
-type RetargetResult struct {
-	From, To  string   // full pins
-	Merged    []string // core files that took upstream's change
-	Unchanged int      // core files upstream did not change between the pins
-	Conflicts []Conflict
-	Staged    string // the staging directory left for a conflicted retarget
-	Upstream  bool   // UPSTREAM's retargeted_to_mlx_pin was rewritten
+// retargetResult says what a retarget did, or would have done.
+type retargetResult struct {
+	from, to  string   // full pins
+	merged    []string // core files that took upstream's change
+	unchanged int      // core files upstream did not change between the pins
+	conflicts []conflict
+	staged    string // the staging directory left for a conflicted retarget
+	upstream  bool   // UPSTREAM's retargeted_to_mlx_pin was rewritten
 }
 
 // RetargetConflictError is Retarget's error when a core file did not merge:
 // the overlay is as it was, the merge with its markers is in the staging
 // copy.
-type RetargetConflictError struct{ Result *RetargetResult }
+type RetargetConflictError struct{ result *retargetResult }
 
 func (e *RetargetConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "retarget to %s stopped: %d core file(s) did not merge, and the overlay was left as it was:\n", short(e.Result.To), len(e.Result.Conflicts))
-	for _, c := range e.Result.Conflicts {
-		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.Path, c.Why, c.Staged)
+	fmt.Fprintf(&b, "retarget to %s stopped: %d core file(s) did not merge, and the overlay was left as it was:\n", short(e.result.to), len(e.result.conflicts))
+	for _, c := range e.result.conflicts {
+		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.path, c.why, c.staged)
 	}
-	fmt.Fprintf(&b, "port upstream's change into the overlay's file by hand (the staged copies in %s show the merge), record it in LOCAL_FIXES.md, then retarget again", e.Result.Staged)
+	fmt.Fprintf(&b, "port upstream's change into the overlay's file by hand (the staged copies in %s show the merge), record it in LOCAL_FIXES.md, then retarget again", e.result.staged)
 	return b.String()
 }
 
@@ -63,21 +63,21 @@ func (e *RetargetConflictError) Kind() fail.Kind { return fail.Failure }
 // new pin. Like Sync, everything is staged beside the overlay and swapped in
 // only when every file merged; on a conflict the overlay is untouched and
 // the staging copy holds the merges, markers included, for the user to read.
-func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
-	if o.Upstream == "" {
+func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
+	if o.upstream == "" {
 		return nil, fail.Configf("retarget needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
-	for _, rev := range []struct{ what, rev string }{{"the old pin", o.OldPin}, {"the new pin", o.NewPin}} {
+	for _, rev := range []struct{ what, rev string }{{"the old pin", o.oldPin}, {"the new pin", o.newPin}} {
 		if err := checkRev(rev.what, rev.rev); err != nil {
 			return nil, err
 		}
 	}
 	// The root is made (and tagged) mlxbuild's before the lock is the
 	// first file in it, as Sync does.
-	if err := cache.EnsureRoot(o.CacheRoot); err != nil {
+	if err := cache.EnsureRoot(o.cacheRoot); err != nil {
 		return nil, err
 	}
-	unlock, err := cache.Lock(ctx, syncLock(o.CacheRoot, o.Overlay), nil)
+	unlock, err := cache.Lock(ctx, syncLock(o.cacheRoot, o.Overlay), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +85,18 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	if err := recoverSwap(o.Overlay); err != nil {
 		return nil, err
 	}
-	repo, err := openRepo(ctx, o.CacheRoot, o.Upstream, o.OldPin, o.NewPin)
+	repo, err := openRepo(ctx, o.cacheRoot, o.upstream, o.oldPin, o.newPin)
 	if err != nil {
 		return nil, err
 	}
-	res := &RetargetResult{}
-	if res.From, err = repo.Resolve(ctx, o.OldPin); err != nil {
+	res := &retargetResult{}
+	if res.from, err = repo.resolve(ctx, o.oldPin); err != nil {
 		return nil, err
 	}
-	if res.To, err = repo.Resolve(ctx, o.NewPin); err != nil {
+	if res.to, err = repo.resolve(ctx, o.newPin); err != nil {
 		return nil, err
 	}
-	layout, err := records.ReadLayout(o.Overlay, o.BackendDirs, nil)
+	layout, err := records.ReadLayout(o.Overlay, o.backendDirs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +104,11 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	if len(core) == 0 {
 		return nil, fail.Configf("the overlay %s has no core files (every file is under %s): there is nothing to retarget", o.Overlay, strings.Join(layout.BackendDirs, ", "))
 	}
-	old, err := repo.readTree(ctx, res.From, core)
+	old, err := repo.readTree(ctx, res.from, core)
 	if err != nil {
 		return nil, err
 	}
-	theirs, err := repo.readTree(ctx, res.To, core)
+	theirs, err := repo.readTree(ctx, res.to, core)
 	if err != nil {
 		return nil, err
 	}
@@ -122,22 +122,22 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 	}
 	defer os.RemoveAll(scratch)
 	m := &merger{dir: scratch}
-	write := Files{}
-	l := labels{"overlay", "pin@" + short(res.From), "pin@" + short(res.To)}
+	write := files{}
+	l := labels{"overlay", "pin@" + short(res.from), "pin@" + short(res.to)}
 	for _, p := range core {
 		b, inOld := old[p]
 		t, inNew := theirs[p]
 		mine := ours[p]
 		switch {
-		case inOld && inNew && string(b.Data) == string(t.Data):
-			res.Unchanged++
+		case inOld && inNew && string(b.data) == string(t.data):
+			res.unchanged++
 		case !inNew && inOld:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Why: fmt.Sprintf("MLX at %s has no %s (moved or removed upstream); move the overlay's change to where the code went, or drop the file", short(res.To), p)})
+			res.conflicts = append(res.conflicts, conflict{path: p, why: fmt.Sprintf("MLX at %s has no %s (moved or removed upstream); move the overlay's change to where the code went, or drop the file", short(res.to), p)})
 			write[p] = mine
 		case !inNew && !inOld:
-			res.Unchanged++ // a file only the overlay adds
+			res.unchanged++ // a file only the overlay adds
 		default:
-			data, conflicted, err := m.merge3(ctx, mine.Data, b.Data, t.Data, labels{l.ours + ":" + p, l.base, l.theirs})
+			data, conflicted, err := m.merge3(ctx, mine.data, b.data, t.data, labels{l.ours + ":" + p, l.base, l.theirs})
 			if err != nil {
 				return nil, fmt.Errorf("%w (merging %s)", err, p)
 			}
@@ -146,32 +146,32 @@ func Retarget(ctx context.Context, o RetargetOptions) (*RetargetResult, error) {
 				if isBinary(data) {
 					why = "a binary file both the overlay and upstream changed; pick one version"
 				}
-				res.Conflicts = append(res.Conflicts, Conflict{Path: p, Why: why})
-			} else if string(data) != string(mine.Data) {
-				res.Merged = append(res.Merged, p)
+				res.conflicts = append(res.conflicts, conflict{path: p, why: why})
+			} else if string(data) != string(mine.data) {
+				res.merged = append(res.merged, p)
 			}
-			write[p] = Blob{Data: data, Exec: mine.Exec}
+			write[p] = blob{data: data, exec: mine.exec}
 		}
 	}
 	// Without UPSTREAM the pin lives in mlxbuild.yaml alone.
-	if up, ok := ours[records.UpstreamName]; ok && res.To != res.From {
-		write[records.UpstreamName] = Blob{Data: setUpstream(up.Data, [][2]string{{"retargeted_to_mlx_pin", res.To}}), Exec: up.Exec}
-		res.Upstream = true
+	if up, ok := ours[records.UpstreamName]; ok && res.to != res.from {
+		write[records.UpstreamName] = blob{data: setUpstream(up.data, [][2]string{{"retargeted_to_mlx_pin", res.to}}), exec: up.exec}
+		res.upstream = true
 	}
-	if len(res.Merged) == 0 && len(res.Conflicts) == 0 && !res.Upstream {
+	if len(res.merged) == 0 && len(res.conflicts) == 0 && !res.upstream {
 		return res, nil
 	}
 	staged := filepath.Join(filepath.Dir(o.Overlay), "."+filepath.Base(o.Overlay)+".retarget")
 	if err := stage(o.Overlay, staged, write, nil); err != nil {
 		return nil, err
 	}
-	if len(res.Conflicts) > 0 {
-		res.Staged = staged
-		for i := range res.Conflicts {
-			res.Conflicts[i].Staged = filepath.Join(staged, filepath.FromSlash(res.Conflicts[i].Path))
+	if len(res.conflicts) > 0 {
+		res.staged = staged
+		for i := range res.conflicts {
+			res.conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(res.conflicts[i].path))
 		}
-		sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
-		return res, &RetargetConflictError{Result: res}
+		sort.Slice(res.conflicts, func(i, j int) bool { return res.conflicts[i].path < res.conflicts[j].path })
+		return res, &RetargetConflictError{result: res}
 	}
 	if err := swap(staged, o.Overlay); err != nil {
 		return nil, err
@@ -190,32 +190,32 @@ func checkRev(what, rev string) error {
 }
 
 // Render writes what the retarget did.
-func (r *RetargetResult) Render(w io.Writer) {
-	if r.From == r.To {
-		fmt.Fprintf(w, "already retargeted to %s\n", short(r.To))
+func (r *retargetResult) Render(w io.Writer) {
+	if r.from == r.to {
+		fmt.Fprintf(w, "already retargeted to %s\n", short(r.to))
 		return
 	}
-	for _, p := range r.Merged {
+	for _, p := range r.merged {
 		fmt.Fprintf(w, "  merged   %s\n", p)
 	}
-	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "  CONFLICT %s\n", c.Path)
+	for _, c := range r.conflicts {
+		fmt.Fprintf(w, "  CONFLICT %s\n", c.path)
 	}
-	if len(r.Conflicts) > 0 {
+	if len(r.conflicts) > 0 {
 		return
 	}
-	fmt.Fprintf(w, "retargeted the core files from %s to %s: %d merged, %d unchanged upstream", short(r.From), short(r.To), len(r.Merged), r.Unchanged)
-	if r.Upstream {
+	fmt.Fprintf(w, "retargeted the core files from %s to %s: %d merged, %d unchanged upstream", short(r.from), short(r.to), len(r.merged), r.unchanged)
+	if r.upstream {
 		fmt.Fprint(w, "; UPSTREAM's retargeted_to_mlx_pin updated")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "next: set source.pin to the new pin, run overlay:apiDrift, build, then overlay:checkRecords and record every fix in LOCAL_FIXES.md")
 }
 
-// RetargetOptionsFor builds the RetargetOptions of one backend's overlay.
+// RetargetOptionsFor builds the retargetOptions of one backend's overlay.
 // The backend is -backend, else the one with a fork:, else the only one
 // with an overlay.
-func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, RetargetOptions, error) {
+func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, retargetOptions, error) {
 	name := backend
 	if name == "" {
 		if n, _, err := ForkBackend(cfg, ""); err == nil {
@@ -228,29 +228,29 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, Re
 				}
 			}
 			if len(with) != 1 {
-				return "", RetargetOptions{}, fail.Configf("pick the overlay to retarget with -backend=NAME (backends with an overlay: %v)", with)
+				return "", retargetOptions{}, fail.Configf("pick the overlay to retarget with -backend=NAME (backends with an overlay: %v)", with)
 			}
 			name = with[0]
 		}
 	}
 	ov := cfg.Overlay(name)
 	if ov == "" {
-		return "", RetargetOptions{}, fail.Configf("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
+		return "", retargetOptions{}, fail.Configf("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
 	}
-	o := RetargetOptions{CacheRoot: cfg.CacheRoot.Value, Overlay: ov, Upstream: upstreamRepo(cfg.Project), OldPin: cfg.Project.Source.Pin, NewPin: newPin}
+	o := retargetOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, upstream: upstreamRepo(cfg.Project), oldPin: cfg.Project.Source.Pin, newPin: newPin}
 	if pb := cfg.Project.Backends[name]; pb != nil && pb.Fork != nil {
-		o.BackendDirs = pb.Fork.Dirs
+		o.backendDirs = pb.Fork.Dirs
 	}
 	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
-			o.OldPin = f.Value
+			o.oldPin = f.Value
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", RetargetOptions{}, fmt.Errorf("forksync: reading %s: %w", filepath.Join(ov, records.UpstreamName), err)
+		return "", retargetOptions{}, fmt.Errorf("forksync: reading %s: %w", filepath.Join(ov, records.UpstreamName), err)
 	}
-	if o.OldPin == "" {
-		return "", RetargetOptions{}, fail.Configf("no pin to retarget from: set source.pin in %s or retargeted_to_mlx_pin in the overlay's UPSTREAM", cfg.Project.File)
+	if o.oldPin == "" {
+		return "", retargetOptions{}, fail.Configf("no pin to retarget from: set source.pin in %s or retargeted_to_mlx_pin in the overlay's UPSTREAM", cfg.Project.File)
 	}
 	return name, o, nil
 }

@@ -48,7 +48,7 @@ var exchangeDirs = exchange
 // leave empty). Unchanged files are copies with the same mode and mtime;
 // not hard links, so that editing a staged file while resolving a conflict
 // can never change the overlay behind the user's back.
-func stage(overlay, dir string, write Files, remove []string) error {
+func stage(overlay, dir string, write files, remove []string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("forksync: removing the previous staging directory %s: %w; remove it by hand", dir, err)
 	}
@@ -90,13 +90,13 @@ func stage(overlay, dir string, write Files, remove []string) error {
 		b := write[p]
 		dst := filepath.Join(dir, filepath.FromSlash(p))
 		mode := fs.FileMode(0o644)
-		if b.Exec {
+		if b.exec {
 			mode = 0o755
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("forksync: staging %s: %w", p, err)
 		}
-		if err := os.WriteFile(dst, b.Data, mode); err != nil {
+		if err := os.WriteFile(dst, b.data, mode); err != nil {
 			return fmt.Errorf("forksync: staging %s: %w", p, err)
 		}
 		// WriteFile keeps an existing file's mode and the umask trims a new

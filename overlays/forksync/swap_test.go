@@ -66,7 +66,7 @@ func (c *swapCase) check(t *testing.T) {
 			t.Errorf("%s is left over after the next sync", d)
 		}
 	}
-	if res, err = Sync(context.Background(), withCommit(c.f.forkOpts, c.c1)); err != nil || res.Changed() {
+	if res, err = Sync(context.Background(), withCommit(c.f.forkOpts, c.c1)); err != nil || res.changed() {
 		t.Errorf("a third sync changed something: %+v %v", res, err)
 	}
 }

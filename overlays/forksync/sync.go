@@ -17,8 +17,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
-// SyncOptions say what to sync.
-type SyncOptions struct {
+// syncOptions say what to sync.
+type syncOptions struct {
 	CacheRoot string // the shared git mirrors live under <CacheRoot>/src/git
 	Overlay   string // the overlay directory (absolute)
 	// Fork is the project's fork entry; Fork.Git is a URL or an absolute
@@ -31,42 +31,42 @@ type SyncOptions struct {
 	Commit   string // the fork commit to sync to: an id or a branch
 }
 
-// SyncResult says what a sync did, or would have done.
-type SyncResult struct {
-	From, To       string // fork commits (UPSTREAM's before, the new one)
-	Base, NewBase  string // the fork's merge base with MLX, before and after
-	Added, Updated []string
-	Merged         []string // files where local and fork changes were combined
-	Removed        []string
-	LocalOnly      int // local-only files kept as they were
-	Conflicts      []Conflict
-	Staged         string // the staging directory left for a conflicted sync
-	Notes          []string
+// syncResult says what a sync did, or would have done.
+type syncResult struct {
+	from, to       string // fork commits (UPSTREAM's before, the new one)
+	base, newBase  string // the fork's merge base with MLX, before and after
+	added, updated []string
+	merged         []string // files where local and fork changes were combined
+	removed        []string
+	localOnly      int // local-only files kept as they were
+	conflicts      []conflict
+	staged         string // the staging directory left for a conflicted sync
+	notes          []string
 }
 
-// Changed reports whether the sync changed the overlay.
-func (r *SyncResult) Changed() bool {
-	return len(r.Added)+len(r.Updated)+len(r.Merged)+len(r.Removed) > 0 || r.From != r.To || r.Base != r.NewBase
+// changed reports whether the sync changed the overlay.
+func (r *syncResult) changed() bool {
+	return len(r.added)+len(r.updated)+len(r.merged)+len(r.removed) > 0 || r.from != r.to || r.base != r.newBase
 }
 
-// Conflict is a file the sync could not merge by itself.
-type Conflict struct {
-	Path   string // relative to the overlay
-	Staged string // the staged copy, with conflict markers where it has them
-	Why    string
+// conflict is a file the sync could not merge by itself.
+type conflict struct {
+	path   string // relative to the overlay
+	staged string // the staged copy, with conflict markers where it has them
+	why    string
 }
 
 // ConflictError is Sync's error when a file did not merge: nothing in the
 // overlay changed.
-type ConflictError struct{ Result *SyncResult }
+type ConflictError struct{ result *syncResult }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "overlay sync to %s stopped: %d file(s) did not merge, and the overlay was left as it was:\n", short(e.Result.To), len(e.Result.Conflicts))
-	for _, c := range e.Result.Conflicts {
-		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.Path, c.Why, c.Staged)
+	fmt.Fprintf(&b, "overlay sync to %s stopped: %d file(s) did not merge, and the overlay was left as it was:\n", short(e.result.to), len(e.result.conflicts))
+	for _, c := range e.result.conflicts {
+		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.path, c.why, c.staged)
 	}
-	fmt.Fprintf(&b, "resolve them in the overlay by hand (the staged copies in %s show the merge), record the change in LOCAL_FIXES.md, then run the sync again", e.Result.Staged)
+	fmt.Fprintf(&b, "resolve them in the overlay by hand (the staged copies in %s show the merge), record the change in LOCAL_FIXES.md, then run the sync again", e.result.staged)
 	return b.String()
 }
 
@@ -90,7 +90,7 @@ func (e *ConflictError) Error() string {
 // only when every file merged; on a conflict the overlay is left exactly as
 // it was and the error is a *ConflictError naming each file and its staged
 // copy. A sync to the commit the overlay came from changes nothing.
-func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 	if o.CacheRoot == "" {
 		return nil, errors.New("forksync: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
@@ -125,34 +125,34 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err := checkRepos(o.Fork.Git, o.Upstream); err != nil {
 		return nil, err
 	}
-	res := &SyncResult{}
+	res := &syncResult{}
 	if b, ok := up.Get("fork_upstream_merge_base"); ok && b.Value != "" {
 		if err := checkRecordRev(upFile, b); err != nil {
 			return nil, err
 		}
-		res.Base = b.Value
+		res.base = b.Value
 	}
 	revs := []string{from.Value, o.Commit}
-	if res.Base != "" {
-		revs = append(revs, res.Base)
+	if res.base != "" {
+		revs = append(revs, res.base)
 	}
 	repo, err := openRepo(ctx, o.CacheRoot, o.Fork.Git, revs...)
 	if err != nil {
 		return nil, err
 	}
-	if res.From, err = repo.Resolve(ctx, from.Value); err != nil {
+	if res.from, err = repo.resolve(ctx, from.Value); err != nil {
 		return nil, fmt.Errorf("%w (UPSTREAM commit:)", err)
 	}
-	if res.To, err = repo.Resolve(ctx, o.Commit); err != nil {
+	if res.to, err = repo.resolve(ctx, o.Commit); err != nil {
 		return nil, err
 	}
-	res.NewBase = res.Base
+	res.newBase = res.base
 	if o.Upstream != "" {
-		nb, note := repo.mergeBase(ctx, res.To, o.Upstream)
+		nb, note := repo.mergeBase(ctx, res.to, o.Upstream)
 		if note != "" {
-			res.Notes = append(res.Notes, note)
+			res.notes = append(res.notes, note)
 		} else {
-			res.NewBase = nb
+			res.newBase = nb
 		}
 	}
 
@@ -165,7 +165,7 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	p := &syncPlan{res: res, ours: ours, write: Files{}, m: &merger{dir: scratch}}
+	p := &syncPlan{res: res, ours: ours, write: files{}, m: &merger{dir: scratch}}
 	if err := p.dirs(ctx, repo, o.Fork.Dirs); err != nil {
 		return nil, err
 	}
@@ -173,16 +173,16 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return nil, err
 	}
 	var set [][2]string
-	if res.To != from.Value {
-		set = append(set, [2]string{"commit", res.To})
+	if res.to != from.Value {
+		set = append(set, [2]string{"commit", res.to})
 	}
-	if res.NewBase != res.Base {
-		set = append(set, [2]string{"fork_upstream_merge_base", res.NewBase})
+	if res.newBase != res.base {
+		set = append(set, [2]string{"fork_upstream_merge_base", res.newBase})
 	}
 	if len(set) > 0 {
-		p.write[records.UpstreamName] = Blob{Data: setUpstream(upData, set), Exec: ours[records.UpstreamName].Exec}
+		p.write[records.UpstreamName] = blob{data: setUpstream(upData, set), exec: ours[records.UpstreamName].exec}
 	}
-	for _, l := range [][]string{res.Added, res.Updated, res.Merged, res.Removed} {
+	for _, l := range [][]string{res.added, res.updated, res.merged, res.removed} {
 		sort.Strings(l)
 	}
 	if len(p.write) == 0 && len(p.remove) == 0 {
@@ -192,13 +192,13 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err := stage(o.Overlay, staged, p.write, p.remove); err != nil {
 		return nil, err
 	}
-	if len(res.Conflicts) > 0 {
-		res.Staged = staged
-		for i := range res.Conflicts {
-			res.Conflicts[i].Staged = filepath.Join(staged, filepath.FromSlash(res.Conflicts[i].Path))
+	if len(res.conflicts) > 0 {
+		res.staged = staged
+		for i := range res.conflicts {
+			res.conflicts[i].staged = filepath.Join(staged, filepath.FromSlash(res.conflicts[i].path))
 		}
-		sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
-		return res, &ConflictError{Result: res}
+		sort.Slice(res.conflicts, func(i, j int) bool { return res.conflicts[i].path < res.conflicts[j].path })
+		return res, &ConflictError{result: res}
 	}
 	if err := swap(staged, o.Overlay); err != nil {
 		return nil, err
@@ -215,25 +215,25 @@ func syncLock(cacheRoot, overlay string) string {
 
 // syncPlan collects what a sync writes and removes.
 type syncPlan struct {
-	res    *SyncResult
-	ours   Files
-	write  Files
+	res    *syncResult
+	ours   files
+	write  files
 	remove []string
 	m      *merger
 }
 
 // dirs carries the fork's change to its backend directories.
-func (p *syncPlan) dirs(ctx context.Context, repo *Repo, dirs []string) error {
-	base, err := repo.readTree(ctx, p.res.From, dirs)
+func (p *syncPlan) dirs(ctx context.Context, repo *repo, dirs []string) error {
+	base, err := repo.readTree(ctx, p.res.from, dirs)
 	if err != nil {
 		return err
 	}
-	theirs, err := repo.readTree(ctx, p.res.To, dirs)
+	theirs, err := repo.readTree(ctx, p.res.to, dirs)
 	if err != nil {
 		return err
 	}
 	paths := map[string]bool{}
-	for _, fs := range []Files{base, theirs} {
+	for _, fs := range []files{base, theirs} {
 		for path := range fs {
 			paths[path] = true
 		}
@@ -243,25 +243,25 @@ func (p *syncPlan) dirs(ctx context.Context, repo *Repo, dirs []string) error {
 			paths[path] = true
 		}
 	}
-	l := labels{"overlay", "fork@" + short(p.res.From), "fork@" + short(p.res.To)}
+	l := labels{"overlay", "fork@" + short(p.res.from), "fork@" + short(p.res.to)}
 	for path := range paths {
 		b, inBase := base[path]
 		t, inTheirs := theirs[path]
 		o, inOurs := p.ours[path]
 		switch {
 		case inOurs && !inBase && !inTheirs:
-			p.res.LocalOnly++
+			p.res.localOnly++
 		case !inOurs && !inBase && inTheirs:
 			p.add(path, t)
 		case !inOurs && inBase && !inTheirs:
 			// Gone from both.
 		case !inOurs && inBase && inTheirs:
-			if !bytes.Equal(b.Data, t.Data) {
+			if !bytes.Equal(b.data, t.data) {
 				p.conflict(path, t, "removed from the overlay, but the fork changed it; add the fork's version back or drop it again, and say which in LOCAL_FIXES.md")
 			}
 		case inOurs && inBase && !inTheirs:
-			if bytes.Equal(o.Data, b.Data) {
-				p.res.Removed = append(p.res.Removed, path)
+			if bytes.Equal(o.data, b.data) {
+				p.res.removed = append(p.res.removed, path)
 				p.remove = append(p.remove, path)
 			} else {
 				p.conflict(path, o, "the fork removed it, but the overlay changed it; keep it as a local-only file (and list it in LOCAL_FIXES.md) or delete it")
@@ -269,9 +269,9 @@ func (p *syncPlan) dirs(ctx context.Context, repo *Repo, dirs []string) error {
 		default: // in ours, and in base or theirs (or both)
 			var baseData []byte
 			if inBase {
-				baseData = b.Data
+				baseData = b.data
 			}
-			if err := p.merge(ctx, path, o, Blob{Data: baseData, Exec: b.Exec}, t, l); err != nil {
+			if err := p.merge(ctx, path, o, blob{data: baseData, exec: b.exec}, t, l); err != nil {
 				return err
 			}
 		}
@@ -280,39 +280,39 @@ func (p *syncPlan) dirs(ctx context.Context, repo *Repo, dirs []string) error {
 }
 
 // core carries the fork's change to the MLX core files it modifies.
-func (p *syncPlan) core(ctx context.Context, repo *Repo, core []string) error {
+func (p *syncPlan) core(ctx context.Context, repo *repo, core []string) error {
 	if len(core) == 0 {
 		return nil
 	}
-	old, err := repo.readTree(ctx, p.res.From, core)
+	old, err := repo.readTree(ctx, p.res.from, core)
 	if err != nil {
 		return err
 	}
-	theirs, err := repo.readTree(ctx, p.res.To, core)
+	theirs, err := repo.readTree(ctx, p.res.to, core)
 	if err != nil {
 		return err
 	}
-	baseCommit := p.res.From
+	baseCommit := p.res.from
 	base := old
-	if p.res.NewBase != p.res.Base && p.res.NewBase != "" {
-		baseCommit = p.res.NewBase
+	if p.res.newBase != p.res.base && p.res.newBase != "" {
+		baseCommit = p.res.newBase
 		if base, err = repo.readTree(ctx, baseCommit, core); err != nil {
 			return err
 		}
 	}
-	l := labels{"overlay", "fork-base@" + short(baseCommit), "fork@" + short(p.res.To)}
+	l := labels{"overlay", "fork-base@" + short(baseCommit), "fork@" + short(p.res.to)}
 	for _, path := range core {
 		path = trimSlash(path)
 		o, inOurs := p.ours[path]
 		t, inTheirs := theirs[path]
 		c, inOld := old[path]
 		switch {
-		case inOld && inTheirs && bytes.Equal(c.Data, t.Data) && c.Exec == t.Exec:
+		case inOld && inTheirs && bytes.Equal(c.data, t.data) && c.exec == t.exec:
 			// The fork did not touch it since the overlay's commit.
 		case !inOurs:
-			p.res.Notes = append(p.res.Notes, fmt.Sprintf("core file %s (fork.core) is not in the overlay; copy it in, retargeted to the pin, if the build needs the fork's change", path))
+			p.res.notes = append(p.res.notes, fmt.Sprintf("core file %s (fork.core) is not in the overlay; copy it in, retargeted to the pin, if the build needs the fork's change", path))
 		case !inTheirs:
-			p.conflict(path, o, fmt.Sprintf("the fork at %s has no %s; drop it from fork.core, or keep it as a local file and say so in LOCAL_FIXES.md", short(p.res.To), path))
+			p.conflict(path, o, fmt.Sprintf("the fork at %s has no %s; drop it from fork.core, or keep it as a local file and say so in LOCAL_FIXES.md", short(p.res.to), path))
 		default:
 			if err := p.merge(ctx, path, o, base[path], t, l); err != nil {
 				return err
@@ -323,59 +323,59 @@ func (p *syncPlan) core(ctx context.Context, repo *Repo, core []string) error {
 }
 
 // merge records the three-way merge of one file.
-func (p *syncPlan) merge(ctx context.Context, path string, o, b, t Blob, l labels) error {
+func (p *syncPlan) merge(ctx context.Context, path string, o, b, t blob, l labels) error {
 	l.ours += ":" + path
-	data, conflicted, err := p.m.merge3(ctx, o.Data, b.Data, t.Data, l)
+	data, conflicted, err := p.m.merge3(ctx, o.data, b.data, t.data, l)
 	if err != nil {
 		return fmt.Errorf("%w (merging %s)", err, path)
 	}
-	exec := o.Exec
-	if o.Exec == b.Exec {
-		exec = t.Exec
+	exec := o.exec
+	if o.exec == b.exec {
+		exec = t.exec
 	}
 	if conflicted {
 		why := "the overlay and the fork changed the same lines; the staged copy has conflict markers (<<<<<<< overlay, ||||||| base, >>>>>>> fork)"
 		if isBinary(data) {
 			why = "a binary file both the overlay and the fork changed; pick one version"
 		}
-		p.conflict(path, Blob{Data: data, Exec: exec}, why)
+		p.conflict(path, blob{data: data, exec: exec}, why)
 		return nil
 	}
-	if bytes.Equal(data, o.Data) && exec == o.Exec {
+	if bytes.Equal(data, o.data) && exec == o.exec {
 		return nil
 	}
 	switch {
-	case bytes.Equal(o.Data, b.Data) && o.Exec == b.Exec:
-		p.res.Updated = append(p.res.Updated, path)
+	case bytes.Equal(o.data, b.data) && o.exec == b.exec:
+		p.res.updated = append(p.res.updated, path)
 	default:
-		p.res.Merged = append(p.res.Merged, path)
+		p.res.merged = append(p.res.merged, path)
 	}
-	p.write[path] = Blob{Data: data, Exec: exec}
+	p.write[path] = blob{data: data, exec: exec}
 	return nil
 }
 
-func (p *syncPlan) add(path string, b Blob) {
-	p.res.Added = append(p.res.Added, path)
+func (p *syncPlan) add(path string, b blob) {
+	p.res.added = append(p.res.added, path)
 	p.write[path] = b
 }
 
-func (p *syncPlan) conflict(path string, staged Blob, why string) {
-	p.res.Conflicts = append(p.res.Conflicts, Conflict{Path: path, Why: why})
+func (p *syncPlan) conflict(path string, staged blob, why string) {
+	p.res.conflicts = append(p.res.conflicts, conflict{path: path, why: why})
 	p.write[path] = staged
 }
 
 // mergeBase fetches upstream's HEAD into the fork's mirror (by id, into
 // FETCH_HEAD: the mirror's refs stay the fork's) and returns the merge base
 // of commit with it. A note instead says why it kept UPSTREAM's.
-func (r *Repo) mergeBase(ctx context.Context, commit, upstream string) (string, string) {
-	if _, err := git(ctx, r.Dir, "fetch", "--quiet", "--no-tags", "--", upstream, "HEAD"); err != nil {
+func (r *repo) mergeBase(ctx context.Context, commit, upstream string) (string, string) {
+	if _, err := git(ctx, r.dir, "fetch", "--quiet", "--no-tags", "--", upstream, "HEAD"); err != nil {
 		return "", fmt.Sprintf("could not fetch MLX's HEAD from %s to compute the fork's merge base (%v); UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
 	}
-	head, err := git(ctx, r.Dir, "rev-parse", "FETCH_HEAD")
+	head, err := git(ctx, r.dir, "rev-parse", "FETCH_HEAD")
 	if err != nil {
 		return "", fmt.Sprintf("reading FETCH_HEAD after fetching %s: %v; UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
 	}
-	mb, err := git(ctx, r.Dir, "merge-base", "--end-of-options", commit, head)
+	mb, err := git(ctx, r.dir, "merge-base", "--end-of-options", commit, head)
 	if err != nil || mb == "" {
 		return "", fmt.Sprintf("fork commit %s and MLX's HEAD %s have no common ancestor; UPSTREAM's fork_upstream_merge_base was kept", short(commit), short(head))
 	}

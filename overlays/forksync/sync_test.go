@@ -25,7 +25,7 @@ type syncFixture struct {
 	project     string // mlxbuild.yaml
 	upText      string // UPSTREAM as written
 	before      snapshot
-	forkOpts    SyncOptions
+	forkOpts    syncOptions
 }
 
 const (
@@ -76,7 +76,7 @@ func newSyncFixture(t *testing.T) *syncFixture {
 	f.project = filepath.Join(root, "proj", "mlxbuild.yaml")
 	testutil.WriteFile(t, f.project, "source:\n  git: ../mlx\n  pin: "+f.b0+"\ncache: ../cache\nbackends:\n  rocm:\n    overlay: patches-rocm\n"+
 		"    fork:\n      git: ../fork\n      branch: rocm-support\n      dirs: [mlx/backend/rocm]\n      core: [mlx/backend/gpu/available.cpp]\n")
-	f.forkOpts = SyncOptions{CacheRoot: f.cache, Overlay: ov, Fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}, Core: []string{avail}}, Upstream: f.mlx.dir}
+	f.forkOpts = syncOptions{CacheRoot: f.cache, Overlay: ov, Fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}, Core: []string{avail}}, Upstream: f.mlx.dir}
 	f.before = snap(t, ov)
 	return f
 }
@@ -112,24 +112,24 @@ func TestSyncToTheOverlaysOwnCommitIsANoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed() {
+	if res.changed() {
 		t.Errorf("a sync to the overlay's own commit changed something: %+v", res)
 	}
-	if res.LocalOnly != 2 {
-		t.Errorf("LocalOnly = %d, want 2 (local.h, extra/only-here.h)", res.LocalOnly)
+	if res.localOnly != 2 {
+		t.Errorf("LocalOnly = %d, want 2 (local.h, extra/only-here.h)", res.localOnly)
 	}
 	sameSnap(t, snap(t, f.overlay), f.before)
 	if _, err := os.Stat(stageDir(f.overlay)); err == nil {
 		t.Errorf("a no-op sync left %s", stageDir(f.overlay))
 	}
 	// By branch name too: it resolves to the same commit.
-	if res, err := Sync(context.Background(), withCommit(o, "rocm-support")); err != nil || res.Changed() || res.To != f.c0 {
+	if res, err := Sync(context.Background(), withCommit(o, "rocm-support")); err != nil || res.changed() || res.to != f.c0 {
 		t.Fatalf("sync to the branch: %+v, %v", res, err)
 	}
 	sameSnap(t, snap(t, f.overlay), f.before)
 }
 
-func withCommit(o SyncOptions, c string) SyncOptions { o.Commit = c; return o }
+func withCommit(o syncOptions, c string) syncOptions { o.Commit = c; return o }
 
 func TestSyncMergesANewerForkCommitAndKeepsLocalFixes(t *testing.T) {
 	f := newSyncFixture(t)
@@ -161,16 +161,16 @@ func TestSyncMergesANewerForkCommitAndKeepsLocalFixes(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(ov, rocm, "gen.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
 		t.Errorf("gen.sh lost its executable bit: %v %v", fi.Mode(), err)
 	}
-	if got := strings.Join(res.Merged, ","); got != avail+","+rocm+"/a.hip" {
+	if got := strings.Join(res.merged, ","); got != avail+","+rocm+"/a.hip" {
 		t.Errorf("Merged = %q", got)
 	}
-	if got := strings.Join(res.Added, ","); got != rocm+"/c.hip" {
+	if got := strings.Join(res.added, ","); got != rocm+"/c.hip" {
 		t.Errorf("Added = %q", got)
 	}
-	if got := strings.Join(res.Updated, ","); got != rocm+"/b.h" {
+	if got := strings.Join(res.updated, ","); got != rocm+"/b.h" {
 		t.Errorf("Updated = %q", got)
 	}
-	if got := strings.Join(res.Removed, ","); got != rocm+"/d.h" {
+	if got := strings.Join(res.removed, ","); got != rocm+"/d.h" {
 		t.Errorf("Removed = %q", got)
 	}
 	for _, d := range []string{stageDir(ov), oldDir(ov)} {
@@ -180,7 +180,7 @@ func TestSyncMergesANewerForkCommitAndKeepsLocalFixes(t *testing.T) {
 	}
 	// Syncing again to the same commit is now a no-op.
 	after := snap(t, ov)
-	if res, err := Sync(context.Background(), withCommit(f.forkOpts, c1)); err != nil || res.Changed() {
+	if res, err := Sync(context.Background(), withCommit(f.forkOpts, c1)); err != nil || res.changed() {
 		t.Fatalf("second sync: %+v %v", res, err)
 	}
 	sameSnap(t, snap(t, ov), after)
@@ -201,10 +201,10 @@ func TestSyncConflictChangesNothingAndNamesTheFile(t *testing.T) {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	sameSnap(t, snap(t, f.overlay), f.before)
-	if len(res.Conflicts) != 1 || res.Conflicts[0].Path != rocm+"/a.hip" {
-		t.Fatalf("conflicts: %+v", res.Conflicts)
+	if len(res.conflicts) != 1 || res.conflicts[0].path != rocm+"/a.hip" {
+		t.Fatalf("conflicts: %+v", res.conflicts)
 	}
-	staged := res.Conflicts[0].Staged
+	staged := res.conflicts[0].staged
 	if !strings.Contains(err.Error(), rocm+"/a.hip") || !strings.Contains(err.Error(), staged) {
 		t.Errorf("the error does not name the file and its staged copy:\n%v", err)
 	}
@@ -215,7 +215,7 @@ func TestSyncConflictChangesNothingAndNamesTheFile(t *testing.T) {
 		}
 	}
 	// The staged copy of a file that merged cleanly is the merge.
-	if got := readFile(t, filepath.Join(res.Staged, rocm, "b.h")); got != lines("b", 20, map[int]string{3: "b fork change"}) {
+	if got := readFile(t, filepath.Join(res.staged, rocm, "b.h")); got != lines("b", 20, map[int]string{3: "b fork change"}) {
 		t.Errorf("staged b.h:\n%s", got)
 	}
 }
@@ -237,8 +237,8 @@ func TestSyncAcrossAMergeBaseMoveCarriesOnlyTheForksChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.NewBase != b1 || res.Base != f.b0 {
-		t.Errorf("merge base %s -> %s, want %s -> %s", res.Base, res.NewBase, f.b0, b1)
+	if res.newBase != b1 || res.base != f.b0 {
+		t.Errorf("merge base %s -> %s, want %s -> %s", res.base, res.newBase, f.b0, b1)
 	}
 	up := readFile(t, filepath.Join(f.overlay, "UPSTREAM"))
 	if !strings.Contains(up, "fork_upstream_merge_base: "+b1+"\n") || !strings.Contains(up, "commit: "+c3+"\n") || !strings.Contains(up, "retargeted_to_mlx_pin: "+f.b0+"\n") {

@@ -10,28 +10,28 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
-// Blob is one file of a commit or of the overlay.
-type Blob struct {
-	Data []byte
-	Exec bool // the executable bit
+// blob is one file of a commit or of the overlay.
+type blob struct {
+	data []byte
+	exec bool // the executable bit
 }
 
-// Files maps slash-separated paths to their contents.
-type Files map[string]Blob
+// files maps slash-separated paths to their contents.
+type files map[string]blob
 
 // readTree reads the files under paths (directories or files) at commit.
 // Paths that do not exist at that commit are simply absent.
-func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Files, error) {
-	out := Files{}
+func (r *repo) readTree(ctx context.Context, commit string, paths []string) (files, error) {
+	out := files{}
 	if len(paths) == 0 {
 		return out, nil
 	}
 	args := append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--"}, paths...)
-	res, err := gitRaw(ctx, r.Dir, args...)
+	res, err := gitRaw(ctx, r.dir, args...)
 	if err != nil {
-		return nil, fmt.Errorf("forksync: listing %s at %s in %s: %w", strings.Join(paths, ", "), short(commit), r.URL, err)
+		return nil, fmt.Errorf("forksync: listing %s at %s in %s: %w", strings.Join(paths, ", "), short(commit), r.url, err)
 	}
-	entries, err := parseLsTree(res.Stdout, commit, r.URL)
+	entries, err := parseLsTree(res.Stdout, commit, r.url)
 	if err != nil {
 		return nil, err
 	}
@@ -42,9 +42,9 @@ func (r *Repo) readTree(ctx context.Context, commit string, paths []string) (Fil
 	for _, e := range entries {
 		in.WriteString(e.id + "\n")
 	}
-	res, err = proc.Run(ctx, proc.Cmd{Path: "git", Args: []string{"cat-file", "--batch"}, Dir: r.Dir, Env: gitr.Env(), Stdin: strings.NewReader(in.String())})
+	res, err = proc.Run(ctx, proc.Cmd{Path: "git", Args: []string{"cat-file", "--batch"}, Dir: r.dir, Env: gitr.Env(), Stdin: strings.NewReader(in.String())})
 	if err != nil {
-		return nil, fmt.Errorf("forksync: reading files at %s in %s: %w", short(commit), r.URL, err)
+		return nil, fmt.Errorf("forksync: reading files at %s in %s: %w", short(commit), r.url, err)
 	}
 	if err := parseCatFileBatch(res.Stdout, entries, out); err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func parseLsTree(out []byte, commit, url string) ([]treeEntry, error) {
 
 // parseCatFileBatch reads `git cat-file --batch` output for entries, in
 // their order ("<id> <type> <size>\n<content>\n" each), into out.
-func parseCatFileBatch(stdout []byte, entries []treeEntry, out Files) error {
+func parseCatFileBatch(stdout []byte, entries []treeEntry, out files) error {
 	rest := stdout
 	for _, e := range entries {
 		header, body, ok := bytes.Cut(rest, []byte{'\n'})
@@ -101,7 +101,7 @@ func parseCatFileBatch(stdout []byte, entries []treeEntry, out Files) error {
 		if err != nil || n < 0 || n+1 > len(body) {
 			return fmt.Errorf("forksync: truncated git cat-file output for %s", e.path)
 		}
-		out[e.path] = Blob{Data: body[:n:n], Exec: e.exec}
+		out[e.path] = blob{data: body[:n:n], exec: e.exec}
 		rest = body[n+1:]
 	}
 	return nil

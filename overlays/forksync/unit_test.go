@@ -20,7 +20,7 @@ func TestSetUpstreamKeepsEveryOtherByte(t *testing.T) {
 }
 
 func TestHunkContainment(t *testing.T) {
-	h := Hunk{Lines: []string{" a", "-old", "+new", " b", " c", "+added", " d", " e", "-gone", " f"}}
+	h := hunk{lines: []string{" a", "-old", "+new", " b", " c", "+added", " d", " e", "-gone", " f"}}
 	cases := []struct {
 		overlay string
 		want    bool
@@ -48,14 +48,14 @@ func TestParseDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 3 || fs[0].Path != "x.cpp" || len(fs[0].Hunks) != 1 || fs[0].Hunks[0].NewLines != 3 ||
-		strings.Join(fs[0].Hunks[0].Lines, "|") != " a|+b| c" {
+	if len(fs) != 3 || fs[0].path != "x.cpp" || len(fs[0].hunks) != 1 || fs[0].hunks[0].newLines != 3 ||
+		strings.Join(fs[0].hunks[0].lines, "|") != " a|+b| c" {
 		t.Errorf("x.cpp: %+v", fs)
 	}
-	if !fs[1].Deleted || fs[1].Path != "gone.h" || fs[1].Hunks[0].OldLines != 1 || fs[1].Hunks[0].NewLines != 0 {
+	if !fs[1].deleted || fs[1].path != "gone.h" || fs[1].hunks[0].oldLines != 1 || fs[1].hunks[0].newLines != 0 {
 		t.Errorf("gone.h: %+v", fs[1])
 	}
-	if !fs[2].Binary || fs[2].Path != "img.png" {
+	if !fs[2].binary || fs[2].path != "img.png" {
 		t.Errorf("img.png: %+v", fs[2])
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// FileProblem is a Problem in a named records file.
-type FileProblem struct {
+// fileProblem is a Problem in a named records file.
+type fileProblem struct {
 	File string // the records file's path
 	Problem
 }
@@ -30,15 +30,15 @@ var (
 // against the core files, and that every core file is listed (by file name
 // or stem, as the README's brace lists write them). A README without such
 // statements has nothing to disagree with.
-func CheckReadme(l *Layout) []FileProblem {
-	file := filepath.Join(l.Root, ReadmeName)
+func CheckReadme(l *Layout) []fileProblem {
+	file := filepath.Join(l.Root, readmeName)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil
 	}
-	var out []FileProblem
+	var out []fileProblem
 	add := func(line int, msg, fix string) {
-		out = append(out, FileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
+		out = append(out, fileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
 	}
 	text := string(data)
 	for _, m := range dirCountRE.FindAllStringSubmatchIndex(text, -1) {
@@ -78,19 +78,19 @@ func CheckReadme(l *Layout) []FileProblem {
 // that names a LOCAL_FIXES.md item (a note "item N" must name an item that
 // exists). It does not recompute the residual: overlay:checkRecords does.
 // An overlay without the file has no residual record to check.
-func CheckResidual(l *Layout, up Upstream, lf LocalFixes) []FileProblem {
+func CheckResidual(l *Layout, up Upstream, lf localFixes) []fileProblem {
 	file := filepath.Join(l.Root, ResidualName)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil
 	}
 	res, probs := ParseResidual(data)
-	var out []FileProblem
+	var out []fileProblem
 	for _, p := range probs {
-		out = append(out, FileProblem{File: file, Problem: p})
+		out = append(out, fileProblem{File: file, Problem: p})
 	}
 	add := func(line int, msg, fix string) {
-		out = append(out, FileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
+		out = append(out, fileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
 	}
 	const regen = "run overlay:checkRecords, review the residual it shows, then overlay:checkRecords -write"
 	for _, h := range []struct {
@@ -130,11 +130,11 @@ func CheckResidual(l *Layout, up Upstream, lf LocalFixes) []FileProblem {
 	for _, p := range res.Patches {
 		patched[p.Path] = true
 		if !core[p.Path] {
-			add(p.Line, fmt.Sprintf("has a residual for %s, which is not a core file of the overlay", p.Path), regen)
+			add(p.line, fmt.Sprintf("has a residual for %s, which is not a core file of the overlay", p.Path), regen)
 		}
 		note, ok := res.Notes[p.Path]
 		switch {
-		case !ok || note.Value == "" || strings.HasPrefix(note.Value, NoteTODO):
+		case !ok || note.Value == "" || strings.HasPrefix(note.Value, noteTODO):
 			add(note.Line, fmt.Sprintf("%s has a residual but no note naming its LOCAL_FIXES.md item", p.Path),
 				fmt.Sprintf("add `# note %s: item N (...)` naming the item that explains it", p.Path))
 		default:
@@ -170,7 +170,7 @@ func residualKey(upstreamKey string) string {
 func lineAt(text string, off int) int { return strings.Count(text[:off], "\n") + 1 }
 
 // sortProblems orders problems by line, keeping the order of equal lines.
-func sortProblems(ps []FileProblem) {
+func sortProblems(ps []fileProblem) {
 	for i := 1; i < len(ps); i++ {
 		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
 			ps[j], ps[j-1] = ps[j-1], ps[j]

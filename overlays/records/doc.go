@@ -42,4 +42,8 @@
 // CORE_RESIDUAL.diff (ParseResidual) records what the core files carry
 // beyond "MLX pin + the fork's change"; CheckReadme and CheckResidual are
 // the offline checks of the README's counts and of that record.
+//
+// It is mlxbuild's own API, not supported for parent repositories: a
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package records

@@ -20,23 +20,23 @@ const (
 	StatusAppliesToFork               // prose "applies to the fork" without "to be proposed"
 )
 
-// StatusSource says what gave an item its status.
-type StatusSource int
+// statusSource says what gave an item its status.
+type statusSource int
 
 // Where a status comes from, strongest first: an explicit `Status:` line,
 // the item's own prose ("Applies to the fork; to be proposed there."), or
 // the section heading it sits under ("## Retarget onto the MLX pin").
 const (
-	SourceNone    StatusSource = iota // no status
-	SourceLine                        // a `Status:` line
+	sourceNone    statusSource = iota // no status
+	sourceLine                        // a `Status:` line
 	SourceProse                       // a sentence of the item
 	SourceSection                     // the section heading
 )
 
 // String names the source for listings.
-func (s StatusSource) String() string {
+func (s statusSource) String() string {
 	switch s {
-	case SourceLine:
+	case sourceLine:
 		return "Status line"
 	case SourceProse:
 		return "prose"
@@ -61,10 +61,10 @@ func (s Status) String() string {
 	return "unknown"
 }
 
-// PathRef is an overlay path an item names, with the line that names it.
-type PathRef struct {
+// pathRef is an overlay path an item names, with the line that names it.
+type pathRef struct {
 	Path string // relative to the overlay root, slash-separated, as written
-	Line int
+	line int
 }
 
 // Item is one numbered entry of LOCAL_FIXES.md.
@@ -72,17 +72,17 @@ type Item struct {
 	Number     int
 	Title      string // the bold title without its final period
 	Line       int    // line of the `N. **Title.**` heading
-	EndLine    int    // last line of the item's body
-	Paths      []PathRef
+	endLine    int    // last line of the item's body
+	Paths      []pathRef
 	Status     Status
-	StatusFrom StatusSource
-	StatusLine int    // 0 when there is no Status line
+	StatusFrom statusSource
+	statusLine int    // 0 when there is no Status line
 	Link       string // the pull request for StatusProposed
-	Section    string // the heading the item sits under, without its #s; "" before any
+	section    string // the heading the item sits under, without its #s; "" before any
 }
 
-// LocalFixes is a parsed LOCAL_FIXES.md, its items in file order.
-type LocalFixes struct {
+// localFixes is a parsed LOCAL_FIXES.md, its items in file order.
+type localFixes struct {
 	Items []Item
 }
 
@@ -98,8 +98,8 @@ var (
 
 // ParseLocalFixes reads LOCAL_FIXES.md. It does not check the numbering;
 // see Numbering.
-func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
-	var lf LocalFixes
+func ParseLocalFixes(data []byte) (localFixes, []Problem) {
+	var lf localFixes
 	var probs []Problem
 	var cur *Item
 	var prose strings.Builder // the current item's text, for its prose status
@@ -107,8 +107,8 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 	inFence := false
 	finish := func(end int) {
 		if cur != nil {
-			cur.EndLine = end
-			if cur.StatusFrom == SourceNone {
+			cur.endLine = end
+			if cur.StatusFrom == sourceNone {
 				if p, ok := classify(cur, prose.String()); !ok {
 					probs = append(probs, p)
 				}
@@ -148,7 +148,7 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 					Fix:     "number the items 1, 2, 3, ..."})
 				num = 0
 			}
-			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), Line: n, Section: section}
+			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), Line: n, section: section}
 			addPaths(cur, line[len(m[0]):], n)
 			prose.WriteString(line[len(m[0]):])
 			continue
@@ -177,9 +177,9 @@ func ParseLocalFixes(data []byte) (LocalFixes, []Problem) {
 
 // setStatus records an item's status from the value of its Status line.
 func setStatus(it *Item, value string, line int) (Problem, bool) {
-	if it.StatusLine != 0 {
+	if it.statusLine != 0 {
 		return Problem{Line: line,
-			Message: fmt.Sprintf("item %d has a second Status line (first at line %d)", it.Number, it.StatusLine),
+			Message: fmt.Sprintf("item %d has a second Status line (first at line %d)", it.Number, it.statusLine),
 			Fix:     "keep one Status line per item"}, false
 	}
 	// A sentence-style period ("Status: to be proposed.") is prose, not part
@@ -204,8 +204,8 @@ func setStatus(it *Item, value string, line int) (Problem, bool) {
 			Message: fmt.Sprintf("item %d has an unknown status %q", it.Number, clip(value)),
 			Fix:     "use `retarget-only`, `to be proposed` or `proposed <URL>`"}, false
 	}
-	it.StatusLine = line
-	it.StatusFrom = SourceLine
+	it.statusLine = line
+	it.StatusFrom = sourceLine
 	return Problem{}, true
 }
 
@@ -224,7 +224,7 @@ func addPaths(it *Item, text string, line int) {
 			}
 		}
 		if !dup {
-			it.Paths = append(it.Paths, PathRef{Path: p, Line: line})
+			it.Paths = append(it.Paths, pathRef{Path: p, line: line})
 		}
 	}
 }
@@ -241,7 +241,7 @@ func isPathLike(s string) bool {
 
 // Numbering checks that the items are numbered 1..N, each exactly once, in
 // any order, and returns a Problem for each number missing or repeated.
-func (lf LocalFixes) Numbering() []Problem {
+func (lf localFixes) Numbering() []Problem {
 	var probs []Problem
 	first := map[int]int{}
 	max := 0

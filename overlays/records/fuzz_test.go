@@ -43,22 +43,22 @@ func FuzzParseLocalFixes(f *testing.F) {
 		nlines := len(splitLines(data))
 		prevEnd := 0
 		for _, it := range lf.Items {
-			if it.Line <= prevEnd || it.EndLine < it.Line || it.EndLine > nlines {
+			if it.Line <= prevEnd || it.endLine < it.Line || it.endLine > nlines {
 				t.Fatalf("item %+v overlaps the previous one (ended %d) or leaves lines 1..%d", it, prevEnd, nlines)
 			}
-			prevEnd = it.EndLine
+			prevEnd = it.endLine
 			for _, p := range it.Paths {
-				if p.Line < it.Line || p.Line > it.EndLine || !isPathLike(p.Path) {
-					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.Line, it.EndLine)
+				if p.line < it.Line || p.line > it.endLine || !isPathLike(p.Path) {
+					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.Line, it.endLine)
 				}
 			}
 			if (it.Status == StatusProposed) != (it.Link != "") {
 				t.Fatalf("item %+v: a link goes with status proposed and only with it", it)
 			}
-			if (it.StatusFrom == SourceLine) != (it.StatusLine != 0) {
+			if (it.StatusFrom == sourceLine) != (it.statusLine != 0) {
 				t.Fatalf("item %+v: status source and status line disagree", it)
 			}
-			if (it.Status == StatusUnknown) != (it.StatusFrom == SourceNone) {
+			if (it.Status == StatusUnknown) != (it.StatusFrom == sourceNone) {
 				t.Fatalf("item %+v: a status without a source, or a source without a status", it)
 			}
 		}
@@ -83,10 +83,10 @@ func FuzzParseResidual(f *testing.F) {
 		}
 		prev := 0
 		for _, p := range r.Patches {
-			if p.Line <= prev || p.Line > nlines || !strings.HasPrefix(p.Text, "--- ") {
+			if p.line <= prev || p.line > nlines || !strings.HasPrefix(p.Text, "--- ") {
 				t.Fatalf("patch %+v out of order, outside 1..%d or not starting at its header", p, nlines)
 			}
-			prev = p.Line
+			prev = p.line
 		}
 		for k, h := range r.Hashes {
 			if !isHex64(h.Value) || h.Key != k || h.Line < 1 {

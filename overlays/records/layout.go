@@ -10,16 +10,16 @@ import (
 )
 
 // ResidualName is the record of what the core files carry beyond "MLX pin +
-// the fork's own change"; ReadmeName the overlay's README, whose counts are
+// the fork's own change"; readmeName the overlay's README, whose counts are
 // checked against the files.
 const (
 	ResidualName = "CORE_RESIDUAL.diff"
-	ReadmeName   = "README.md"
+	readmeName   = "README.md"
 )
 
-// AllNames are every records file an overlay vendored from a fork keeps at
+// allNames are every records file an overlay vendored from a fork keeps at
 // its root, as the reference's overlay has them: none is ever copied.
-var AllNames = []string{ReadmeName, UpstreamName, LocalFixesName, ResidualName}
+var allNames = []string{readmeName, UpstreamName, LocalFixesName, ResidualName}
 
 // Layout is an overlay's files split the way its records describe them:
 // backend files (under one of BackendDirs, the directories vendored whole
@@ -31,13 +31,13 @@ type Layout struct {
 }
 
 // ReadLayout hashes the overlay at root, leaving out the records files
-// recs (AllNames when nil). With no backendDirs, every mlx/backend/<name>
+// recs (allNames when nil). With no backendDirs, every mlx/backend/<name>
 // directory of the overlay that holds a CMakeLists.txt is a backend
 // directory: a backend vendored whole carries its build file, while a core
 // edit of mlx/backend/common or mlx/backend/gpu never does.
 func ReadLayout(root string, backendDirs, recs []string) (*Layout, error) {
 	if recs == nil {
-		recs = AllNames
+		recs = allNames
 	}
 	hashes, err := overlays.OverlayFiles(root, recs)
 	if err != nil {
@@ -59,8 +59,8 @@ func ReadLayout(root string, backendDirs, recs []string) (*Layout, error) {
 	return l, nil
 }
 
-// Files lists every overlay file, sorted.
-func (l *Layout) Files() []string {
+// files lists every overlay file, sorted.
+func (l *Layout) files() []string {
 	out := make([]string, 0, len(l.Hashes))
 	for p := range l.Hashes {
 		out = append(out, p)
@@ -82,7 +82,7 @@ func (l *Layout) BackendDir(path string) string {
 // Backend lists the files under the backend directories, sorted.
 func (l *Layout) Backend() []string {
 	var out []string
-	for _, p := range l.Files() {
+	for _, p := range l.files() {
 		if l.BackendDir(p) != "" {
 			out = append(out, p)
 		}
@@ -93,7 +93,7 @@ func (l *Layout) Backend() []string {
 // Core lists the files outside the backend directories, sorted.
 func (l *Layout) Core() []string {
 	var out []string
-	for _, p := range l.Files() {
+	for _, p := range l.files() {
 		if l.BackendDir(p) == "" {
 			out = append(out, p)
 		}

@@ -41,7 +41,7 @@ func classify(it *Item, prose string) (Problem, bool) {
 		// The section decides: "Retarget onto the MLX pin (81ba1c6a)" holds
 		// retarget-only changes, "Fixes to the fork's kernels", "Fixes to the
 		// fork's build" and "Additions to the fork's API" hold fork changes.
-		sec := normalizeSpace(it.Section)
+		sec := normalizeSpace(it.section)
 		switch {
 		case strings.Contains(sec, "retarget"):
 			it.Status, it.StatusFrom = StatusRetargetOnly, SourceSection

@@ -55,10 +55,10 @@ func TestParseLocalFixes(t *testing.T) {
 		t.Fatalf("items = %+v, want 3", lf.Items)
 	}
 	a, b, c := lf.Items[0], lf.Items[1], lf.Items[2]
-	if a.Number != 2 || a.Title != "Wave32 reductions" || a.Line != 3 || a.EndLine != 7 {
+	if a.Number != 2 || a.Title != "Wave32 reductions" || a.Line != 3 || a.endLine != 7 {
 		t.Errorf("first item = %+v", a)
 	}
-	wantPaths := []PathRef{{"mlx/backend/rocm/reduce.hip", 3}, {"mlx/backend/rocm/device/", 4}, {"CMakeLists.txt", 6}}
+	wantPaths := []pathRef{{"mlx/backend/rocm/reduce.hip", 3}, {"mlx/backend/rocm/device/", 4}, {"CMakeLists.txt", 6}}
 	if len(a.Paths) != len(wantPaths) {
 		t.Fatalf("paths = %+v, want %+v", a.Paths, wantPaths)
 	}
@@ -67,13 +67,13 @@ func TestParseLocalFixes(t *testing.T) {
 			t.Errorf("path %d = %+v, want %+v", i, a.Paths[i], wantPaths[i])
 		}
 	}
-	if a.Status != StatusProposed || a.Link != "https://github.com/ml-explore/mlx/pull/1234" || a.StatusLine != 5 {
-		t.Errorf("first item status = %v %q line %d", a.Status, a.Link, a.StatusLine)
+	if a.Status != StatusProposed || a.Link != "https://github.com/ml-explore/mlx/pull/1234" || a.statusLine != 5 {
+		t.Errorf("first item status = %v %q line %d", a.Status, a.Link, a.statusLine)
 	}
 	if b.Number != 1 || b.Status != StatusRetargetOnly || len(b.Paths) != 0 {
 		t.Errorf("second item = %+v (the fenced block must add nothing)", b)
 	}
-	if c.Number != 3 || c.Status != StatusToBeProposed || c.Line != 13 || c.EndLine != 14 ||
+	if c.Number != 3 || c.Status != StatusToBeProposed || c.Line != 13 || c.endLine != 14 ||
 		len(c.Paths) != 1 || c.Paths[0].Path != "mlx/backend/rocm/custom_kernel.cpp" {
 		t.Errorf("third item = %+v (the heading ends it)", c)
 	}
@@ -152,9 +152,9 @@ func TestStatusTrailingPeriod(t *testing.T) {
 	}
 	for i, w := range want {
 		it := lf.Items[i]
-		if it.Status != w.status || it.StatusLine != w.line || it.Link != w.link {
+		if it.Status != w.status || it.statusLine != w.line || it.Link != w.link {
 			t.Errorf("item %d: status %v line %d link %q, want %v line %d link %q",
-				it.Number, it.Status, it.StatusLine, it.Link, w.status, w.line, w.link)
+				it.Number, it.Status, it.statusLine, it.Link, w.status, w.line, w.link)
 		}
 	}
 	wantProbs := []struct {

@@ -49,18 +49,18 @@ func TestReferenceSamples(t *testing.T) {
 				}
 			}
 			count := map[Status]int{}
-			from := map[StatusSource]int{}
+			from := map[statusSource]int{}
 			for _, it := range lf.Items {
 				count[it.Status]++
 				from[it.StatusFrom]++
 				if it.Status == StatusUnknown {
-					t.Errorf("item %d (%s, section %q) has no status", it.Number, it.Title, it.Section)
+					t.Errorf("item %d (%s, section %q) has no status", it.Number, it.Title, it.section)
 				}
 			}
 			if count[StatusRetargetOnly] != tc.retarget || count[StatusToBeProposed] != tc.propose || count[StatusAppliesToFork] != tc.applies {
 				t.Errorf("statuses = %v, want %d retarget-only, %d to be proposed, %d applies to the fork", count, tc.retarget, tc.propose, tc.applies)
 			}
-			if from[SourceSection] != tc.fromSection || from[SourceProse] != tc.fromProse || from[SourceLine] != 0 {
+			if from[SourceSection] != tc.fromSection || from[SourceProse] != tc.fromProse || from[sourceLine] != 0 {
 				t.Errorf("sources = %v, want %d from sections and %d from prose", from, tc.fromSection, tc.fromProse)
 			}
 		})

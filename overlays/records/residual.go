@@ -28,13 +28,13 @@ type Residual struct {
 // FilePatch is the unified diff of one core file.
 type FilePatch struct {
 	Path string
-	Line int    // line of its `--- ` header
+	line int    // line of its `--- ` header
 	Text string // the patch, headers included, with its line ends
 }
 
-// NoteTODO starts the note a freshly written residual gets for a file whose
+// noteTODO starts the note a freshly written residual gets for a file whose
 // item nobody has named yet; a note that starts with it does not count.
-const NoteTODO = "TODO"
+const noteTODO = "TODO"
 
 // ParseResidual reads CORE_RESIDUAL.diff. Like the other parsers it never
 // fails: it returns what it understood and a Problem per line it could not.
@@ -108,10 +108,10 @@ func ParseResidual(data []byte) (Residual, []Problem) {
 			if f := strings.Fields(path); len(f) > 0 {
 				path = f[0] // drop a timestamp after the name
 			}
-			cur = &FilePatch{Path: path, Line: n}
+			cur = &FilePatch{Path: path, line: n}
 			for _, p := range r.Patches {
 				if p.Path == path {
-					probs = append(probs, Problem{Line: n, Message: fmt.Sprintf("a second patch for %s (first at line %d)", path, p.Line),
+					probs = append(probs, Problem{Line: n, Message: fmt.Sprintf("a second patch for %s (first at line %d)", path, p.line),
 						Fix: "keep one patch per core file; regenerate the file with overlay:checkRecords -write"})
 				}
 			}
@@ -175,7 +175,7 @@ func (r Residual) Render() []byte {
 		fmt.Fprintf(&b, "# overlay-sha256: %s %s\n", r.Hashes[p].Value, p)
 	}
 	for _, p := range r.Patches {
-		note := NoteTODO + ": name the LOCAL_FIXES.md item this residual implements"
+		note := noteTODO + ": name the LOCAL_FIXES.md item this residual implements"
 		if n, ok := r.Notes[p.Path]; ok && n.Value != "" {
 			note = n.Value
 		}

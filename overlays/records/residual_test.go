@@ -45,7 +45,7 @@ func TestParseResidual(t *testing.T) {
 	if n := r.Notes["mlx/io/safetensors.cpp"]; n.Value != "item 1 (core file merges)" || n.Line != 8 {
 		t.Errorf("note = %+v", n)
 	}
-	if len(r.Patches) != 2 || r.Patches[0].Path != "mlx/io/safetensors.cpp" || r.Patches[0].Line != 10 || r.Patches[1].Path != "mlx/ops.cpp" || r.Patches[1].Line != 16 {
+	if len(r.Patches) != 2 || r.Patches[0].Path != "mlx/io/safetensors.cpp" || r.Patches[0].line != 10 || r.Patches[1].Path != "mlx/ops.cpp" || r.Patches[1].line != 16 {
 		t.Fatalf("patches = %+v", r.Patches)
 	}
 	if !strings.HasPrefix(r.Patches[1].Text, "--- a/mlx/ops.cpp\n+++ b/mlx/ops.cpp\n@@") || !strings.HasSuffix(r.Patches[1].Text, "+y\n") {
@@ -55,7 +55,7 @@ func TestParseResidual(t *testing.T) {
 	again, probs := ParseResidual(r.Render())
 	if len(probs) != 0 || again.Pin != (Field{Key: "pin", Value: r.Pin.Value, Line: again.Pin.Line}) || len(again.Patches) != 2 ||
 		again.Patches[0].Text != r.Patches[0].Text || again.Notes["mlx/io/safetensors.cpp"].Value != "item 1 (core file merges)" ||
-		!strings.HasPrefix(again.Notes["mlx/ops.cpp"].Value, NoteTODO) || again.Hashes["mlx/ops.cpp"].Value != hexA {
+		!strings.HasPrefix(again.Notes["mlx/ops.cpp"].Value, noteTODO) || again.Hashes["mlx/ops.cpp"].Value != hexA {
 		t.Errorf("render and parse again: %+v, %v", again, probs)
 	}
 }

@@ -3,7 +3,6 @@ package gpurun_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/tests/gpurun"
@@ -72,10 +72,9 @@ func TestCUDAEndToEnd(t *testing.T) {
 			sum.Arch, sum.ArchSource, sum.Reconfigured, sum.Steps, want)
 	}
 
-	var plan backends.LinkPlan
-	if data, err := os.ReadFile(filepath.Join(sum.Out, "link.json")); err != nil {
-		t.Fatal(err)
-	} else if err := json.Unmarshal(data, &plan); err != nil {
+	// Read as a parent repository would, through the public reader.
+	plan, err := linkplan.Read(sum.Out)
+	if err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(plan.Static, func(s string) bool { return filepath.Base(s) == "libmlx_cuda_kernels.a" })

@@ -21,9 +21,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -32,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/procscan"
 	"github.com/mlxbuild/mlxbuild/internal/verify"
@@ -274,14 +276,10 @@ func lastStep(out string) string {
 }
 
 func planList(plan string) string {
-	data, err := os.ReadFile(plan)
-	if err != nil {
+	p, err := linkplan.Read(filepath.Dir(plan))
+	if errors.Is(err, fs.ErrNotExist) {
 		return "(no link.json)"
-	}
-	var p struct {
-		Env map[string]string `json:"rustc_env"`
-	}
-	if json.Unmarshal(data, &p) != nil {
+	} else if err != nil {
 		return "(link.json unreadable)"
 	}
 	return p.Env[archEnv]

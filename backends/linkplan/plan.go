@@ -1,0 +1,44 @@
+// Package linkplan is the link plan a build leaves in a backend's out/
+// directory (link.json): what a consumer links, with which run path, and
+// what its own C++ compiles against. With targets/, it is the API mlxbuild
+// promises to parent repositories: a magefile or a build tool imports it to
+// read a finished build's plan with Read, and renders it as Cargo lines,
+// linker arguments or compiler flags. backends/ makes the plan and
+// internal/flow writes it; this package depends on no other mlxbuild
+// package, so importing it brings nothing else along.
+package linkplan
+
+// FileName is the plan's file inside a backend's out/ directory.
+const FileName = "link.json"
+
+// Plan is what a consumer needs to link the backend and run without
+// LD_LIBRARY_PATH. Lists are in link order; every list is present (empty,
+// not null) in link.json, so consumers iterate without checks.
+type Plan struct {
+	Backend    string            `json:"backend"`
+	Static     []string          `json:"static"` // absolute archive paths
+	SearchDirs []string          `json:"search_dirs"`
+	Dynamic    []string          `json:"dynamic"`
+	System     []string          `json:"system"`
+	Frameworks []string          `json:"frameworks,omitempty"`
+	RunPaths   []string          `json:"run_paths"`
+	RpathMode  string            `json:"rpath_mode"` // runpath or legacy
+	Env        map[string]string `json:"rustc_env"`
+	RerunPaths []string          `json:"rerun_if_changed"`
+	RerunEnv   []string          `json:"rerun_if_env_changed"`
+	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
+	Compile    *Compile          `json:"compile"`
+}
+
+// Compile is what a consumer's own C++ (a bridge built by Cargo's cc or
+// cxx-build crate, or a Makefile rule) compiles against the tree with.
+type Compile struct {
+	Std     string   `json:"std"`     // c++17, as -std= takes it
+	Include []string `json:"include"` // absolute header directories
+	Defines []string `json:"defines"` // NAME or NAME=VALUE
+}
+
+// rpathModes are the values rpath_mode may take: runpath links with
+// DT_RUNPATH (the linker's default), legacy with DT_RPATH
+// (-Wl,--disable-new-dtags), which also serves a dependency's dependencies.
+var rpathModes = []string{"runpath", "legacy"}

@@ -1,0 +1,146 @@
+package linkplan
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Cargo renders the plan as cargo: lines for a build script to print.
+func (p *Plan) Cargo() string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, "cargo:"+format+"\n", args...) }
+	seen := map[string]bool{}
+	for _, a := range p.Static {
+		if d := filepath.Dir(a); !seen[d] {
+			seen[d] = true
+			line("rustc-link-search=native=%s", d)
+		}
+	}
+	for _, d := range p.SearchDirs {
+		line("rustc-link-search=native=%s", d)
+	}
+	for _, a := range p.Static {
+		line("rustc-link-lib=static=%s", archiveName(a))
+	}
+	for _, l := range p.Dynamic {
+		line("rustc-link-lib=dylib=%s", l)
+	}
+	for _, l := range p.System {
+		line("rustc-link-lib=dylib=%s", l)
+	}
+	for _, f := range p.Frameworks {
+		line("rustc-link-lib=framework=%s", f)
+	}
+	for _, a := range p.rpathArgs() {
+		line("rustc-link-arg=%s", a)
+	}
+	keys := make([]string, 0, len(p.Env))
+	for k := range p.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line("rustc-env=%s=%s", k, p.Env[k])
+	}
+	for _, m := range p.cargoMetadata() {
+		line("%s", m)
+	}
+	for _, r := range p.RerunPaths {
+		line("rerun-if-changed=%s", r)
+	}
+	for _, e := range p.RerunEnv {
+		line("rerun-if-env-changed=%s", e)
+	}
+	return b.String()
+}
+
+// cargoMetadata are the lines a build script prints as its links metadata:
+// with `links = "mlx"` in the crate's manifest, Cargo hands each KEY to the
+// build scripts of the crates that depend on it as DEP_MLX_<KEY>. A
+// dependency's rustc-link-arg never reaches a dependent's binaries, so
+// this is how a workspace's binary crates learn the run path; the compile
+// keys let the crate's own build script (and a dependent's) compile C++
+// against the tree. Lists are joined as the platform's PATH is, since a
+// key may appear once.
+func (p *Plan) cargoMetadata() []string {
+	c := p.compile()
+	return []string{
+		"runpath=" + strings.Join(p.RunPaths, string(filepath.ListSeparator)),
+		"rpath_mode=" + p.RpathMode,
+		"include=" + strings.Join(c.Include, string(filepath.ListSeparator)),
+		"defines=" + strings.Join(c.Defines, " "),
+		"cxx_std=" + c.Std,
+		"backend=" + p.Backend,
+	}
+}
+
+// compile is the plan's compile section, empty when a plan made by hand
+// has none.
+func (p *Plan) compile() *Compile {
+	if p.Compile == nil {
+		return &Compile{}
+	}
+	return p.Compile
+}
+
+func archiveName(path string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "lib"), ".a")
+}
+
+func (p *Plan) rpathArgs() []string {
+	var args []string
+	if p.RpathMode == "legacy" && len(p.RunPaths) > 0 {
+		args = append(args, "-Wl,--disable-new-dtags")
+	}
+	for _, d := range p.RunPaths {
+		args = append(args, "-Wl,-rpath,"+d)
+	}
+	return args
+}
+
+// Ldflags renders the plan as arguments for a C or C++ linker driver, in
+// link order, space separated on one line.
+func (p *Plan) Ldflags() string {
+	var args []string
+	args = append(args, p.Static...)
+	for _, d := range p.SearchDirs {
+		args = append(args, "-L"+d)
+	}
+	for _, l := range p.Dynamic {
+		args = append(args, "-l"+l)
+	}
+	for _, l := range p.System {
+		args = append(args, "-l"+l)
+	}
+	for _, f := range p.Frameworks {
+		args = append(args, "-framework", f)
+	}
+	args = append(args, p.rpathArgs()...)
+	return strings.Join(args, " ") + "\n"
+}
+
+// Cxxflags renders the compile section as arguments for a C++ compiler, on
+// one line, space separated (the spec refuses values with white space).
+func (p *Plan) Cxxflags() string {
+	c := p.compile()
+	var args []string
+	if c.Std != "" {
+		args = append(args, "-std="+c.Std)
+	}
+	for _, d := range c.Include {
+		args = append(args, "-I"+d)
+	}
+	for _, d := range c.Defines {
+		args = append(args, "-D"+d)
+	}
+	return strings.Join(args, " ") + "\n"
+}
+
+// JSON renders the plan as link.json holds it.
+func (p *Plan) JSON() []byte {
+	data, _ := json.MarshalIndent(p, "", "  ")
+	return append(data, '\n')
+}

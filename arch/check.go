@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -61,7 +61,7 @@ func containsCUDA(data []byte) bool {
 	return bytes.Contains(data, []byte(".nv_fatbin")) || bytes.Contains(data, cudaFatbinMagic)
 }
 
-var smRe = regexp.MustCompile(`\.sm_([0-9]+[af]?)\.(cubin|ptx)\b`)
+var smRe = lazyregexp.New(`\.sm_([0-9]+[af]?)\.(cubin|ptx)\b`)
 
 // inspectCUDA asks cuobjdump for the cubins and PTX inside file.
 func inspectCUDA(ctx context.Context, file string, o Options, b *Binary) error {

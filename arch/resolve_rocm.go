@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -215,7 +215,7 @@ func probeRocminfo(ctx context.Context, o Options, d time.Duration) (targets []s
 	return targets, "rocminfo agents " + numberList(nums), fmt.Sprintf("rocminfo (%s): %s", path, strings.Join(targets, ",")), nil
 }
 
-var ansiRe = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+var ansiRe = lazyregexp.New("\x1b\\[[0-9;]*[A-Za-z]")
 
 // describeFailure says how a probe failed in one line: the exit status and
 // the first meaningful line of its output (rocminfo prints "ROCk module is

@@ -2,10 +2,10 @@ package arch
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Backends whose target names validate knows.
@@ -18,12 +18,12 @@ var (
 	// gfxRe is a concrete processor: "gfx", a major version of one or two
 	// decimal digits, then minor and stepping as one hex digit each (the way
 	// KFD's gfx_target_version is printed: 9.0.10 is gfx90a).
-	gfxRe = regexp.MustCompile(`^gfx[1-9][0-9]?[0-9a-f][0-9a-f]$`)
+	gfxRe = lazyregexp.New(`^gfx[1-9][0-9]?[0-9a-f][0-9a-f]$`)
 	// genericRe is a generic target such as gfx9-generic or gfx10-3-generic.
-	genericRe = regexp.MustCompile(`^gfx[1-9][0-9]?(-[0-9])?-generic$`)
+	genericRe = lazyregexp.New(`^gfx[1-9][0-9]?(-[0-9])?-generic$`)
 	// cudaRe is a compute capability as CMake takes it: 75, 90a, 100f,
 	// optionally -real or -virtual.
-	cudaRe = regexp.MustCompile(`^[1-9][0-9]{1,2}[af]?(-real|-virtual)?$`)
+	cudaRe = lazyregexp.New(`^[1-9][0-9]{1,2}[af]?(-real|-virtual)?$`)
 )
 
 // cudaKeywords are CMAKE_CUDA_ARCHITECTURES values that CMake expands itself.

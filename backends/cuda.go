@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"github.com/hashicorp/go-version"
 
@@ -59,7 +60,7 @@ func LocateCUDA(env func(string) string) (*CUDA, error) {
 }
 
 // nvccReleaseRe reads "Cuda compilation tools, release 12.4, V12.4.131".
-var nvccReleaseRe = regexp.MustCompile(`release [0-9.]+, V([0-9.]+)`)
+var nvccReleaseRe = lazyregexp.New(`release [0-9.]+, V([0-9.]+)`)
 
 func inspectCUDA(nvcc string) (*CUDA, error) {
 	if !isExecutable(nvcc) {

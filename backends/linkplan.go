@@ -2,10 +2,9 @@ package backends
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-version"
@@ -212,33 +211,38 @@ func missingShared(lib configs.Lib, search []string, t *ToolchainInfo) string {
 }
 
 // findArchive finds lib<name>.a under dir, preferring the shallowest path
-// so a stray copy deep in a subproject does not win.
+// so a stray copy deep in a subproject does not win (among equally deep
+// ones, the first in byte order). It reads the tree a level at a time and
+// stops at the first level that has one: a build directory keeps its
+// archives near the top, and a no-op build should not list every
+// CMakeFiles folder to find them.
 func findArchive(dir, name string) (string, error) {
 	want := "lib" + name + ".a"
-	var found []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Name() == want {
-			found = append(found, path)
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := os.Lstat(dir); err != nil {
 		return "", err
 	}
-	if len(found) == 0 {
-		return "", fmt.Errorf("no %s", want)
-	}
-	sort.Slice(found, func(i, j int) bool {
-		di, dj := strings.Count(found[i], string(filepath.Separator)), strings.Count(found[j], string(filepath.Separator))
-		if di != dj {
-			return di < dj
+	for level := []string{dir}; len(level) > 0; {
+		var found, next []string
+		for _, d := range level {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				return "", err
+			}
+			for _, e := range entries {
+				switch {
+				case e.IsDir():
+					next = append(next, filepath.Join(d, e.Name()))
+				case e.Name() == want:
+					found = append(found, filepath.Join(d, e.Name()))
+				}
+			}
 		}
-		return found[i] < found[j]
-	})
-	return found[0], nil
+		if len(found) > 0 {
+			return slices.Min(found), nil
+		}
+		level = next
+	}
+	return "", fmt.Errorf("no %s", want)
 }
 
 // findShared looks for lib<name>.so (or a versioned lib<name>.so.N, which

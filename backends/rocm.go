@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -164,7 +166,7 @@ func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) stri
 }
 
 // hipVersionRe reads include/hip/hip_version.h's version macros.
-var hipVersionRe = regexp.MustCompile(`(?m)^#define HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)`)
+var hipVersionRe = lazyregexp.New(`(?m)^#define HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)`)
 
 // parseHIPVersionH reads the version from hip_version.h's HIP_VERSION_MAJOR,
 // _MINOR and _PATCH macros.
@@ -216,7 +218,7 @@ func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
 
 // clangMajorRe reads the clang major version hipcc reports
 // ("Debian clang version 15.0.6", "AMD clang version 17.0.0").
-var clangMajorRe = regexp.MustCompile(`clang version (\d+)`)
+var clangMajorRe = lazyregexp.New(`clang version (\d+)`)
 
 // findHIPCompiler picks the clang++ that CMake uses for HIP: AMD's bundled
 // LLVM when there is one, else the clang hipcc uses (Debian: clang++-15).

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // targetIDRe is the shape of an AMDGPU target ID: a processor or generic
 // target with optional features (gfx90a:xnack+). Anything else never reaches
 // the compiler's command line.
-var targetIDRe = regexp.MustCompile(`^gfx[0-9a-z]+(-[0-9a-z]+)*(:(xnack|sramecc)[+-])*$`)
+var targetIDRe = lazyregexp.New(`^gfx[0-9a-z]+(-[0-9a-z]+)*(:(xnack|sramecc)[+-])*$`)
 
 // probeKernel is the smallest HIP source that makes the compiler build device
 // code and link the device libraries for a target.

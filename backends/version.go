@@ -2,8 +2,9 @@ package backends
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"github.com/hashicorp/go-version"
 )
@@ -11,7 +12,7 @@ import (
 // versionRe finds the first dotted version in a tool's output. Build
 // suffixes ("5.2.21153-0", "6.1.2-119") are dropped: go-version would read
 // them as pre-releases and order 5.2.21153-0 before 5.2.21153.
-var versionRe = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
+var versionRe = lazyregexp.New(`(\d+)\.(\d+)(?:\.(\d+))?`)
 
 // parseVersion returns the first version found in text, or an error that
 // quotes what was read.

@@ -3,9 +3,10 @@ package configs
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"github.com/hashicorp/go-version"
 )
@@ -97,8 +98,8 @@ type cmakePackage struct {
 var knownProviders = []string{"cache", "system", "dir"}
 
 var (
-	hex64   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	depName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+	hex64   = lazyregexp.New(`^[0-9a-f]{64}$`)
+	depName = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 )
 
 // On reports whether the package applies on goos.

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -94,7 +95,7 @@ func firstInvalidUTF8(data []byte) (Pos, byte, bool) {
 	return Pos{}, 0, false
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyregexp.New(`^yaml: line (\d+): (.*)$`)
 
 // syntax turns a yaml.v3 parse error into a positioned problem.
 func (d *decoder) syntax(err error) {

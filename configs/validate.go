@@ -2,17 +2,18 @@ package configs
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"github.com/hashicorp/go-version"
 )
 
 var (
-	envName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	cmakeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	libName   = regexp.MustCompile(`^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$`)
+	envName   = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	cmakeName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	libName   = lazyregexp.New(`^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$`)
 )
 
 var (
@@ -22,7 +23,7 @@ var (
 	knownRpathModes  = []string{"runpath", "legacy"}
 	// knownChecks are the checks a spec's verify list may name.
 	knownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "kernel_ports", "license_headers", "cross_refs", "isolation", "rules", "link", "gpu_code"}
-	knownPlaceholder = regexp.MustCompile(`\{[^}]*\}`)
+	knownPlaceholder = lazyregexp.New(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
 )
 

@@ -2,16 +2,17 @@ package configs
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 var (
 	// cName is a preprocessor macro name.
-	cName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	cName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// cxxStd is what -std= takes for C++: c++17, gnu++20, c++2b.
-	cxxStd = regexp.MustCompile(`^(c|gnu)\+\+[0-9][0-9a-z]$`)
+	cxxStd = lazyregexp.New(`^(c|gnu)\+\+[0-9][0-9a-z]$`)
 	// includePlaceholders are what compile.include may use besides the
 	// toolchain's.
 	includePlaceholders = append([]string{"{tree}", "{build}"}, placeholders...)

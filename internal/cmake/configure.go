@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -33,7 +33,7 @@ type ConfigureOptions struct {
 }
 
 // defineKeyRe is a CMake cache variable name, optionally typed (KEY:BOOL).
-var defineKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.+-]*(:(BOOL|STRING|PATH|FILEPATH|INTERNAL))?$`)
+var defineKeyRe = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_.+-]*(:(BOOL|STRING|PATH|FILEPATH|INTERNAL))?$`)
 
 // ConfigureArgs returns the cmake arguments Configure runs, for stamps and
 // for plan output ("what would be run").

@@ -3,11 +3,11 @@ package cmake
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Diagnostic is one compiler or tool error found in a build log.
@@ -31,11 +31,11 @@ func (d Diagnostic) String() string {
 
 var (
 	// gccRe matches gcc and clang: "file:12:5: error: msg", "file:3: fatal error: msg".
-	gccRe = regexp.MustCompile(`^(\S.*?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$`)
+	gccRe = lazyregexp.New(`^(\S.*?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$`)
 	// nvccRe matches nvcc's front end: "file.cu(12): error: msg".
-	nvccRe = regexp.MustCompile(`^(\S.*?)\((\d+)\): (?:catastrophic )?error: (.*)$`)
+	nvccRe = lazyregexp.New(`^(\S.*?)\((\d+)\): (?:catastrophic )?error: (.*)$`)
 	// linkRe matches ld's "undefined reference" and similar, located by object.
-	linkRe = regexp.MustCompile(`(undefined reference to .*|multiple definition of .*|cannot find -l\S+)$`)
+	linkRe = lazyregexp.New(`(undefined reference to .*|multiple definition of .*|cannot find -l\S+)$`)
 )
 
 // ParseDiagnostics returns the errors in a build log in order, each once.
@@ -80,7 +80,7 @@ func ParseDiagnostics(log string) []Diagnostic {
 
 // cmakeErrorRe matches the head of CMake's error blocks:
 // "CMake Error at CMakeLists.txt:47 (message):" or "CMake Error: msg".
-var cmakeErrorRe = regexp.MustCompile(`^CMake Error(?: at (.+?):(\d+) \((\w+)\))?:\s*(.*)$`)
+var cmakeErrorRe = lazyregexp.New(`^CMake Error(?: at (.+?):(\d+) \((\w+)\))?:\s*(.*)$`)
 
 // firstCMakeError returns CMake's first error as "file:line: text" (text
 // joined from the indented lines that follow, a relative file made absolute

@@ -3,8 +3,9 @@ package cmake
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // PackageConfig is a CMake package configuration file found on disk, the
@@ -74,7 +75,7 @@ func isDir(p string) bool {
 
 // packageVersionRe reads the version a config-version file reports:
 // set(PACKAGE_VERSION "3.11.2").
-var packageVersionRe = regexp.MustCompile(`(?m)^\s*set\s*\(\s*PACKAGE_VERSION\s+"?([0-9][0-9A-Za-z.+-]*)"?\s*\)`)
+var packageVersionRe = lazyregexp.New(`(?m)^\s*set\s*\(\s*PACKAGE_VERSION\s+"?([0-9][0-9A-Za-z.+-]*)"?\s*\)`)
 
 func configVersion(dir, name string) string {
 	for _, f := range []string{name + "ConfigVersion.cmake", strings.ToLower(name) + "-config-version.cmake"} {

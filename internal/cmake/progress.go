@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // statusPrefix is put in front of every line Ninja prints for an edge
@@ -26,10 +27,10 @@ type Step struct {
 }
 
 var (
-	statusRe   = regexp.MustCompile(`^\[mlxbuild (\d+)/(\d+)\] (.*)$`)
-	compileRe  = regexp.MustCompile(`^Building (\w+) object (.+)$`)
-	linkStepRe = regexp.MustCompile(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
-	objDirRe   = regexp.MustCompile(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
+	statusRe   = lazyregexp.New(`^\[mlxbuild (\d+)/(\d+)\] (.*)$`)
+	compileRe  = lazyregexp.New(`^Building (\w+) object (.+)$`)
+	linkStepRe = lazyregexp.New(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
+	objDirRe   = lazyregexp.New(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
 )
 
 // parseStep reads Ninja's description of an edge (CMake's wording).

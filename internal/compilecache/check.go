@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
 	"github.com/hashicorp/go-version"
 
@@ -35,7 +36,7 @@ func (f Finding) String() string {
 // CheckTimeout bounds each of Check's probes.
 var CheckTimeout = 3 * time.Second
 
-var versionRe = regexp.MustCompile(`\b(\d+\.\d+(\.\d+)?(-[0-9A-Za-z.]+)?)`)
+var versionRe = lazyregexp.New(`\b(\d+\.\d+(\.\d+)?(-[0-9A-Za-z.]+)?)`)
 
 // Check reports whether the tool is installed (and its version) and whether
 // the remote store answers: a RESP PING for Redis, a HEAD request for HTTP,

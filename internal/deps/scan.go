@@ -4,13 +4,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // declareRe finds the dependencies a CMake file declares:
 // FetchContent_Declare(json ...).
-var declareRe = regexp.MustCompile(`(?im)^[ \t]*FetchContent_Declare\s*\(\s*([A-Za-z0-9_.+-]+)`)
+var declareRe = lazyregexp.New(`(?im)^[ \t]*FetchContent_Declare\s*\(\s*([A-Za-z0-9_.+-]+)`)
 
 // Declared returns the lower-cased names every CMakeLists.txt and *.cmake
 // file under tree passes to FetchContent_Declare. A spec may declare

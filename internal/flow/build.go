@@ -15,6 +15,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
@@ -53,6 +54,9 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 // build is Build that also returns what it prepared, so verify checks the
 // very build it made without resolving everything again.
 func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
+	// Every build runs Ninja at least: its supervisor starts now, while
+	// the configuration loads, instead of after the decision.
+	defer proc.Prestart()()
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()
@@ -80,7 +84,9 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	defer unlock()
 
-	d, err := p.decide(pr.Warn)
+	// This first decision only chooses whether to purge for a new pin
+	// (the overlay's hashes come from materializing, below).
+	d, err := p.decidePurge(pr.Warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,6 +121,12 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Materialize = stats
+	if p.layers() == nil {
+		// Materialize checked every overlay file against its recorded
+		// identity (and read those that changed): the stamp takes its
+		// hashes instead of reading the overlay once more.
+		p.overlaySums.files, p.overlaySums.err, p.overlaySums.done = files.manifest.OverlayFiles(), nil, true
+	}
 	for _, rel := range stats.HandEdited {
 		pr.Warn("%s", files.restoredNote(rel))
 	}
@@ -310,7 +322,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: systemLibDirs(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: p.systemDirs(), RerunPaths: rerun,
 		SkipStatic: skipStatic,
 	})
 }

@@ -30,11 +30,22 @@ type decision struct {
 // redoes. It writes nothing, so plan prints exactly what build would do;
 // warn receives what the user should know (a launcher not installed).
 func (p *Prepared) decide(warn func(format string, args ...any)) (*decision, error) {
+	return p.decideWith(warn, true)
+}
+
+// decidePurge is decide for the one thing a build asks before its tree is
+// materialized: whether the pin changed (Decision.PurgeFrom), which no
+// overlay file bears on; the rest of its decision is not to be acted on.
+func (p *Prepared) decidePurge(warn func(format string, args ...any)) (*decision, error) {
+	return p.decideWith(warn, false)
+}
+
+func (p *Prepared) decideWith(warn func(format string, args ...any), overlay bool) (*decision, error) {
 	old, err := cache.ReadStamp(p.Layout.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := p.stampInputs()
+	cur, err := p.stampInputs(overlay)
 	if err != nil {
 		return nil, err
 	}

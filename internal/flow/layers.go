@@ -35,8 +35,19 @@ func (p *Prepared) treeOverlay() (string, error) {
 }
 
 // overlayHashes hashes what the overlay puts in the tree, for the stamp,
-// writing nothing; nil when the backend has no overlay.
+// writing nothing; nil when the backend has no overlay. A build decides
+// twice (before materializing, then with the dependencies known): the
+// overlay is read and hashed once per run. An edit between the two reads
+// is then seen by the next run, whose hashes differ from the stamp's.
 func (p *Prepared) overlayHashes() (map[string]string, error) {
+	if !p.overlaySums.done {
+		p.overlaySums.files, p.overlaySums.err = p.hashOverlay()
+		p.overlaySums.done = true
+	}
+	return p.overlaySums.files, p.overlaySums.err
+}
+
+func (p *Prepared) hashOverlay() (map[string]string, error) {
 	if layers := p.layers(); layers != nil {
 		return overlays.LayerHashes(layers, p.Spec.Records)
 	}

@@ -30,6 +30,15 @@ func writeLinkPlan(dir string, p *linkplan.Plan) error {
 	return nil
 }
 
+// systemDirs is systemLibDirs, listed once per run: the link plan is made
+// twice (the toolchain check before the build, the plan after it).
+func (p *Prepared) systemDirs() []string {
+	if p.sysDirs == nil {
+		p.sysDirs = systemLibDirs()
+	}
+	return p.sysDirs
+}
+
 // systemLibDirs are the directories the system linker searches by default
 // on this machine, for the existence check of system libraries.
 func systemLibDirs() []string {

@@ -43,6 +43,15 @@ type Prepared struct {
 	// configure, plan shows it).
 	Deps    []deps.Choice
 	DepsErr error
+
+	// Read or computed once per run (overlayHashes, systemDirs, specSum).
+	overlaySums struct {
+		done  bool
+		files map[string]string
+		err   error
+	}
+	sysDirs  []string
+	specHash string
 }
 
 // Prepare loads the configuration, selects the backend (from the target's
@@ -83,12 +92,24 @@ func prepareConfig(o Options, target, backend string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, cfg.Spec)
+	// Select reads the chosen backend's spec too: parse and validate it
+	// once.
+	var spec *configs.Spec
+	specOf := func(name string) (*configs.Spec, error) {
+		if spec != nil && spec.Backend == name {
+			return spec, nil
+		}
+		s, err := cfg.Spec(name)
+		if err == nil {
+			spec = s
+		}
+		return s, err
+	}
+	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, specOf)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := cfg.Spec(chosen)
-	if err != nil {
+	if spec, err = specOf(chosen); err != nil {
 		return nil, err
 	}
 	return &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}, nil

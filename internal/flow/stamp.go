@@ -10,10 +10,10 @@ import (
 // stampInputs is every input of the build, by the names plan prints.
 // Values of trigger variables are recorded as set or unset plainly; a
 // launcher's settings are deliberately absent (switching ccache on must not
-// rebuild the tree).
-func (p *Prepared) stampInputs() (*cache.Stamp, error) {
+// rebuild the tree). Without overlay, the overlay's files are left out.
+func (p *Prepared) stampInputs(overlay bool) (*cache.Stamp, error) {
 	s := &cache.Stamp{Inputs: map[string]string{
-		"spec":             specHash(p.Spec),
+		"spec":             p.specSum(),
 		"pin":              p.pinLabel(),
 		"mlxbuild.version": Version,
 	}}
@@ -50,6 +50,9 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 	for _, c := range p.Deps {
 		s.Inputs["dep:"+c.Dep.Name] = c.Input()
 	}
+	if !overlay {
+		return s, nil
+	}
 	files, err := p.overlayHashes()
 	if err != nil {
 		return nil, err
@@ -58,6 +61,15 @@ func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 		s.SetOverlay(files)
 	}
 	return s, nil
+}
+
+// specSum is specHash of the run's spec, computed once: a build decides
+// twice, and the spec does not change in between.
+func (p *Prepared) specSum() string {
+	if p.specHash == "" {
+		p.specHash = specHash(p.Spec)
+	}
+	return p.specHash
 }
 
 func lookupEnv(env func(string) string, name string) (string, bool) {

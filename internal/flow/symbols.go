@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -132,7 +132,7 @@ func (t *symbolTable) missing() map[string]map[string]bool {
 	return out
 }
 
-var undefRefRE = regexp.MustCompile("undefined reference to [`'](.*)'$")
+var undefRefRE = lazyregexp.New("undefined reference to [`'](.*)'$")
 
 // linkMisses links the objects into a throw-away program (with the C++
 // driver's own libraries) and returns what the linker could not resolve,

@@ -67,8 +67,9 @@ const Grace = 2 * time.Second
 // whole tree (SIGTERM, then SIGKILL after Grace) and Run returns promptly
 // with ErrTimeout or ErrInterrupted. A non-zero exit is an *ExitError with
 // the captured output; a program that cannot be started gives exec's error.
+// A supervisor that Prestart started is used when there is one.
 func Run(ctx context.Context, c Cmd) (Result, error) {
-	return run(ctx, c, platformStarter)
+	return run(ctx, c, platformStarter, true)
 }
 
 // starter makes the exec.Cmd that runs the resolved program path for c, and
@@ -89,50 +90,54 @@ type launch struct {
 	closeAfterStart []io.Closer
 }
 
-func run(ctx context.Context, c Cmd, s starter) (Result, error) {
+// running is a started command: cmd's process, the platform's launch, done
+// closed once it was waited for and its output copied, then err its
+// Wait's error.
+type running struct {
+	cmd  *exec.Cmd
+	l    *launch
+	done chan struct{}
+	err  error
+}
+
+// outputDelay is how long after the program exited its output pipes are
+// still read: a grandchild that left the tree (a daemon such as sccache's
+// server) could keep them open forever.
+const outputDelay = 5 * time.Second
+
+func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, error) {
 	target := exec.Command(c.Path, c.Args...)
 	if target.Err != nil {
 		return Result{ExitCode: -1}, target.Err
 	}
-	cmd, l, err := s.command(target.Path, c)
-	if err != nil {
-		return Result{ExitCode: -1}, err
-	}
-	cmd.Dir = c.Dir
-	cmd.Stdin = c.Stdin
 	var out, errb bytes.Buffer
-	cmd.Stdout = tee(&out, c.Stdout)
-	cmd.Stderr = tee(&errb, c.Stderr)
-	// A grandchild that left the tree (a daemon such as sccache's server)
-	// could keep the output pipes open forever; stop waiting for them
-	// shortly after the program exits.
-	cmd.WaitDelay = 5 * time.Second
+	stdout, stderr := tee(&out, c.Stdout), tee(&errb, c.Stderr)
 	start := time.Now()
-	started, waited := startLocked(cmd)
-	err = <-started
-	for _, f := range l.closeAfterStart {
-		f.Close()
+	var r *running
+	if mayUsePrestarted {
+		r = usePrestarted(target.Path, c, stdout, stderr)
 	}
-	if err != nil {
-		return Result{ExitCode: -1}, err
+	if r == nil {
+		var err error
+		if r, err = startFresh(target.Path, c, s, stdout, stderr); err != nil {
+			return Result{ExitCode: -1}, err
+		}
 	}
-	done := make(chan struct{})
-	var werr error
-	go func() { werr = <-waited; close(done) }()
-	if l.confirm != nil {
-		if err := l.confirm(); err != nil {
-			<-done
+	if r.l.confirm != nil {
+		if err := r.l.confirm(); err != nil {
+			<-r.done
 			return Result{ExitCode: -1}, err
 		}
 	}
 	stopped := false
 	select {
-	case <-done:
+	case <-r.done:
 	case <-ctx.Done():
 		stopped = true
-		l.stop(cmd, done)
-		<-done
+		r.l.stop(r.cmd, r.done)
+		<-r.done
 	}
+	cmd := r.cmd
 	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start)}
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		res.ExitCode = cmd.ProcessState.ExitCode()
@@ -146,10 +151,34 @@ func run(ctx context.Context, c Cmd, s starter) (Result, error) {
 		res.Interrupted = true
 		return res, fmt.Errorf("%s: %w%s after %s (stopped with every process it started)", c.Path, ErrInterrupted, causeOf(ctx), took)
 	}
-	if werr != nil {
-		return res, &ExitError{Cmd: c, Result: res, Err: werr}
+	if r.err != nil {
+		return res, &ExitError{Cmd: c, Result: res, Err: r.err}
 	}
 	return res, nil
+}
+
+// startFresh starts the command s makes for c, its output going to stdout
+// and stderr.
+func startFresh(path string, c Cmd, s starter, stdout, stderr io.Writer) (*running, error) {
+	cmd, l, err := s.command(path, c)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Dir = c.Dir
+	cmd.Stdin = c.Stdin
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = outputDelay
+	started, waited := startLocked(cmd)
+	err = <-started
+	for _, f := range l.closeAfterStart {
+		f.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &running{cmd: cmd, l: l, done: make(chan struct{})}
+	go func() { r.err = <-waited; close(r.done) }()
+	return r, nil
 }
 
 func tee(buf *bytes.Buffer, w io.Writer) io.Writer {

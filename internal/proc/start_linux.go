@@ -41,18 +41,31 @@ func (supervisedStarter) command(path string, c Cmd) (*exec.Cmd, *launch, error)
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutVar(env, superviseEnv)
-	env = append(env, superviseEnv+"="+strconv.FormatInt(Grace.Milliseconds(), 10))
 	cmd := &exec.Cmd{
-		Path:       self,
-		Args:       append([]string{superviseArg0, path}, c.Args...),
-		Env:        env,
-		ExtraFiles: []*os.File{w}, // fd 3: why the program could not start, or EOF once it did
-		// SIGTERM, not SIGKILL: the supervisor must live on to stop the tree.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM},
+		Path:        self,
+		Args:        append([]string{superviseArg0, path}, c.Args...),
+		Env:         supervisorEnv(env),
+		ExtraFiles:  []*os.File{w}, // fd 3: why the program could not start, or EOF once it did
+		SysProcAttr: supervisorAttr(),
 	}
-	l := &launch{closeAfterStart: []io.Closer{w}}
-	l.confirm = func() error {
+	return cmd, &launch{closeAfterStart: []io.Closer{w}, confirm: confirmFrom(r), stop: stopSupervisor}, nil
+}
+
+// supervisorEnv is env with superviseEnv set to the grace period.
+func supervisorEnv(env []string) []string {
+	return append(withoutVar(env, superviseEnv), superviseEnv+"="+strconv.FormatInt(Grace.Milliseconds(), 10))
+}
+
+// supervisorAttr puts a supervisor in its own process group and gives it
+// SIGTERM, not SIGKILL, when mlxbuild dies: it must live on to stop the tree.
+func supervisorAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+}
+
+// confirmFrom reads a supervisor's start status from r: EOF once the
+// program started, else why it could not.
+func confirmFrom(r *os.File) func() error {
+	return func() error {
 		defer r.Close()
 		msg, _ := io.ReadAll(r)
 		if len(msg) > 0 {
@@ -60,17 +73,18 @@ func (supervisedStarter) command(path string, c Cmd) (*exec.Cmd, *launch, error)
 		}
 		return nil
 	}
-	l.stop = func(cmd *exec.Cmd, done <-chan struct{}) {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(Grace + stopMargin):
-			// The supervisor is stuck: kill its group; the program dies
-			// with it through its own death signal.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
+}
+
+// stopSupervisor asks a supervisor to stop its program's tree, and kills
+// its group when it is stuck past Grace and stopMargin: the program dies
+// with it through its own death signal.
+func stopSupervisor(cmd *exec.Cmd, done <-chan struct{}) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(Grace + stopMargin):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	return cmd, l, nil
 }
 
 func withoutVar(env []string, name string) []string {

@@ -114,6 +114,25 @@ func TestMain(m *testing.M) {
 	}
 	ctx, stop := WithSignals(context.Background())
 	defer stop()
+	switch os.Getenv("PROC_HELPER_PRESTART") {
+	case "idle": // a supervisor waits for a program that never comes
+		defer Prestart()()
+		fmt.Fprintln(os.Stderr, "helper: waiting")
+		<-ctx.Done()
+		os.Exit(1)
+	case "use":
+		defer Prestart()()
+		if !PrestartWaiting() {
+			fmt.Fprintln(os.Stderr, "helper: Prestart started no supervisor")
+			os.Exit(3)
+		}
+		go func() {
+			for PrestartWaiting() {
+				time.Sleep(time.Millisecond)
+			}
+			fmt.Fprintln(os.Stderr, "helper: Run took the prestarted supervisor")
+		}()
+	}
 	_, err := Run(ctx, Cmd{Path: "ninja", Args: []string{"-C", dir, "-j", "3"}})
 	fmt.Fprintf(os.Stderr, "helper: %v\n", err)
 	if err != nil {
@@ -125,46 +144,80 @@ func TestMain(m *testing.M) {
 // to a process that runs Ninja through Run (a child process of this test),
 // and checks that no process it started, Ninja's jobs included, outlives it
 // for long; and that the handled signals are reported as an interruption,
-// exit status 1, never as a timeout.
+// exit status 1, never as a timeout. It does so with Run's own supervisor
+// and with one Prestart started before the program was known.
 func TestChildrenDieWithTheirParent(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "sleep")
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+	for _, prestart := range []string{"", "use"} {
+		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+			name := sig.String()
+			if prestart != "" {
+				name = "prestarted/" + name
+			}
+			t.Run(name, func(t *testing.T) { childrenDie(t, sig, prestart) })
+		}
+	}
+}
+
+// TestIdlePrestartedDiesWithItsParent: a prestarted supervisor that never
+// got a program does not outlive its parent, killed by any stop signal.
+func TestIdlePrestartedDiesWithItsParent(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			marker, env := marked(t)
-			dir := sleepingNinja(t)
-			var stderr strings.Builder
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(env, "PROC_HELPER_DIR="+dir)
-			cmd.Stderr = &stderr
+			cmd.Env = append(env, "PROC_HELPER_DIR="+t.TempDir(), "PROC_HELPER_PRESTART=idle")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			testutil.WaitMarked(t, marker, 6, 15*time.Second) // helper, supervisor, ninja, 3 jobs
+			testutil.WaitMarked(t, marker, 2, 15*time.Second) // helper, supervisor
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			var err error
-			select {
-			case err = <-waited:
-			case <-time.After(stopBound):
-				t.Fatalf("the helper did not exit %s after %v", stopBound, sig)
-			}
+			_ = cmd.Wait()
 			took := testutil.NoneMarkedWithin(t, marker, stopBound)
-			t.Logf("%v: helper ended (%v); its last descendant %s later", sig, err, took)
-			if sig == syscall.SIGKILL {
-				return
-			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Errorf("helper ended with %v, want exit status 1", err)
-			}
-			want := "interrupted by " + SignalName(sig)
-			if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "timed out") {
-				t.Errorf("helper's report lacks %q (or says timed out):\n%s", want, stderr.String())
-			}
+			t.Logf("%v: the idle supervisor ended %s after its parent", sig, took)
 		})
+	}
+}
+
+func childrenDie(t *testing.T, sig syscall.Signal, prestart string) {
+	marker, env := marked(t)
+	dir := sleepingNinja(t)
+	var stderr strings.Builder
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(env, "PROC_HELPER_DIR="+dir, "PROC_HELPER_PRESTART="+prestart)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	testutil.WaitMarked(t, marker, 6, 15*time.Second) // helper, supervisor, ninja, 3 jobs
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-waited:
+	case <-time.After(stopBound):
+		t.Fatalf("the helper did not exit %s after %v", stopBound, sig)
+	}
+	took := testutil.NoneMarkedWithin(t, marker, stopBound)
+	t.Logf("%v: helper ended (%v); its last descendant %s later", sig, err, took)
+	if prestart != "" && !strings.Contains(stderr.String(), "took the prestarted supervisor") {
+		t.Errorf("Ninja did not run under the prestarted supervisor; helper said:\n%s", stderr.String())
+	}
+	if sig == syscall.SIGKILL {
+		return
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("helper ended with %v, want exit status 1", err)
+	}
+	want := "interrupted by " + SignalName(sig)
+	if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "timed out") {
+		t.Errorf("helper's report lacks %q (or says timed out):\n%s", want, stderr.String())
 	}
 }
 

@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,47 +27,127 @@ const prSetChildSubreaper = 36
 // init turns the process into a supervisor before anything else of
 // mlxbuild runs, the way a re-executed helper must: every binary that can
 // call Run (mlxbuild, a test binary) links this package, so it can be its
-// own supervisor without a second executable to install.
+// own supervisor without a second executable to install. Started without a
+// program, it is a prestarted supervisor (prestart_linux.go): it waits for
+// its program on fd 4 and leaves quietly when that closes with none.
 func init() {
-	if len(os.Args) >= 2 && os.Args[0] == superviseArg0 {
-		if spec, ok := os.LookupEnv(superviseEnv); ok {
-			os.Exit(supervise(spec, os.Args[1:]))
+	if len(os.Args) < 1 || os.Args[0] != superviseArg0 {
+		return
+	}
+	spec, ok := os.LookupEnv(superviseEnv)
+	if !ok {
+		return
+	}
+	if len(os.Args) >= 2 {
+		os.Exit(supervise(readySupervisor(spec), request{Argv: os.Args[1:]}))
+	}
+	os.Exit(awaitProgram(readySupervisor(spec)))
+}
+
+// awaitProgram is a prestarted supervisor's life: everything a program's
+// start needs was made ready before its request comes, so that the start
+// itself is all that is left once the program is known. A stop signal
+// while it waits ends it (there is nothing to stop yet), and so does the
+// request pipe closing with nothing on it.
+func awaitProgram(sv *supervisor) int {
+	if sv.err != nil {
+		return sv.fail(sv.err)
+	}
+	syscall.CloseOnExec(requestFD)
+	type got struct {
+		r   request
+		err error
+	}
+	reqs := make(chan got, 1)
+	go func() {
+		data, err := io.ReadAll(os.NewFile(requestFD, "request"))
+		var r request
+		if err == nil {
+			r, err = decodeRequest(data)
 		}
+		reqs <- got{r, err}
+	}()
+	select {
+	case <-sv.sigs:
+		return 0
+	case g := <-reqs:
+		if errors.Is(g.err, errNoRequest) {
+			return 0
+		}
+		if g.err != nil {
+			return sv.fail(fmt.Errorf("prestarted supervisor: %v", g.err))
+		}
+		return supervise(sv, g.r)
 	}
 }
 
-// supervise runs argv and returns the exit status to leave with. When the
-// program ends by itself, its status is passed on and whatever it left
-// running in the background stays (a compiler cache's server). When
-// SIGTERM, SIGINT or SIGHUP arrives (Run stopping it, or mlxbuild's death
-// through PR_SET_PDEATHSIG), the program gets SIGTERM, and after the grace
-// period, or as soon as it exited, every process still in the tree gets
-// SIGKILL.
-func supervise(spec string, argv []string) int {
+// statusFD is where a supervisor says why its program could not start (EOF
+// once it started); requestFD is where a prestarted one reads its program.
+const (
+	statusFD  = 3
+	requestFD = 4
+)
+
+// supervisor is a supervisor made ready to start a program: its thread
+// locked, its status pipe open, subreaper, the stop signals caught, and
+// Go's one-time probe of process file descriptors done; err is why it
+// could not be made ready.
+type supervisor struct {
+	grace  time.Duration
+	status *os.File
+	sigs   chan os.Signal
+	err    error
+}
+
+func readySupervisor(spec string) *supervisor {
 	// Started from this thread, the program's own death signal fires when
 	// this thread ends; it never ends before the process does.
 	runtime.LockOSThread()
-	grace := Grace
+	sv := &supervisor{grace: Grace, sigs: make(chan os.Signal, 4)}
 	if ms, err := strconv.Atoi(spec); err == nil && ms >= 0 {
-		grace = time.Duration(ms) * time.Millisecond
+		sv.grace = time.Duration(ms) * time.Millisecond
 	}
 	os.Unsetenv(superviseEnv)
-	syscall.CloseOnExec(3)
-	status := os.NewFile(3, "start-status")
-	fail := func(err error) int {
-		fmt.Fprint(status, err.Error())
-		status.Close()
-		return 127
-	}
+	syscall.CloseOnExec(statusFD)
+	sv.status = os.NewFile(statusFD, "start-status")
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		return fail(fmt.Errorf("supervising %s: prctl(PR_SET_CHILD_SUBREAPER): %v", argv[0], e))
+		sv.err = fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
+		return sv
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	signal.Notify(sv.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// os.StartProcess checks once whether pidfds work by starting a
+	// child; finding a process runs the same check, here, ahead of time.
+	if self, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = self.Release()
+	}
+	return sv
+}
+
+// fail reports why the program could not start, and is the exit status.
+func (sv *supervisor) fail(err error) int {
+	fmt.Fprint(sv.status, err.Error())
+	sv.status.Close()
+	return 127
+}
+
+// supervise runs the program r names (in this process's environment and
+// directory where r leaves them nil and empty) and returns the exit status
+// to leave with. When the program ends by itself, its status is passed on
+// and whatever it left running in the background stays (a compiler
+// cache's server). When SIGTERM, SIGINT or SIGHUP arrives (Run stopping
+// it, or mlxbuild's death through PR_SET_PDEATHSIG), the program gets
+// SIGTERM, and after the grace period, or as soon as it exited, every
+// process still in the tree gets SIGKILL.
+func supervise(sv *supervisor, r request) int {
+	argv := r.Argv
+	if sv.err != nil {
+		return sv.fail(fmt.Errorf("supervising %s: %v", argv[0], sv.err))
+	}
+	status, sigs, grace := sv.status, sv.sigs, sv.grace
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: r.Env, Dir: r.Dir, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	if err := cmd.Start(); err != nil {
-		return fail(err)
+		return sv.fail(err)
 	}
 	status.Close()
 	waited := make(chan struct{})

@@ -8,6 +8,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // CrossRefs checks issue references across a repository. On GitHub a bare
@@ -50,8 +52,8 @@ var DefaultCrossRefExcludes = []string{"tests/fixtures/**"}
 const DefaultUpstreamWords = `(?i)mlx[-_]lm|mlx[-_]vlm|ml-explore|Blaizzy|transformers|hugging\s*face|\bupstream\b|sglang|llama\.cpp|pytorch`
 
 var (
-	ownBareRE    = regexp.MustCompile(`(?:^|[^\w&#])#([0-9]{3,})\b`)
-	sourceExtRE  = regexp.MustCompile(`\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|mm|metal|rs|go)$`)
+	ownBareRE    = lazyregexp.New(`(?:^|[^\w&#])#([0-9]{3,})\b`)
+	sourceExtRE  = lazyregexp.New(`\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|mm|metal|rs|go)$`)
 	binarySample = 8000
 )
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -40,9 +41,9 @@ type Hygiene struct {
 }
 
 var (
-	bareIssueRE      = regexp.MustCompile(`(^|[^\w/&#.\-])#([1-9][0-9]{0,5})\b`)
+	bareIssueRE      = lazyregexp.New(`(^|[^\w/&#.\-])#([1-9][0-9]{0,5})\b`)
 	defaultHeaderRE  = `(?i)\bcopyright\b|SPDX-License-Identifier:`
-	ownerRepoFromURL = regexp.MustCompile(`github\.com[:/]([\w.-]+/[\w.-]+?)(?:\.git)?/?$`)
+	ownerRepoFromURL = lazyregexp.New(`github\.com[:/]([\w.-]+/[\w.-]+?)(?:\.git)?/?$`)
 )
 
 // Name is the check's name in reports.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // KernelKeys checks custom-kernel launches (check 4). MLX's GPU backends
@@ -55,7 +56,7 @@ var DefaultSourceGlobs = []string{"**/*.{c,cc,cpp,cxx,h,hh,hpp,cu,cuh,hip,mm,met
 var kernelFactories = map[string]bool{"cuda_kernel": true, "hip_kernel": true, "metal_kernel": true}
 
 // runtimeDtype matches an expression that reads a dtype at run time.
-var runtimeDtype = regexp.MustCompile(`(?i)\.\s*dtype\s*\(\s*\)|\b\w*dtype\w*\b`)
+var runtimeDtype = lazyregexp.New(`(?i)\.\s*dtype\s*\(\s*\)|\b\w*dtype\w*\b`)
 
 // launchArgs is the number of parameters of MLX's CustomKernelFunction
 // (inputs, output_shapes, output_dtypes, grid, threadgroup, template_args,

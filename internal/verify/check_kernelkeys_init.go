@@ -2,8 +2,9 @@ package verify
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // The engine's rule for kernel keys (KernelKeys with Launches:
@@ -16,9 +17,9 @@ import (
 // local bound from a .dtype() in the same file (`auto T = x.dtype();`).
 
 var (
-	templateArgsInitRE = regexp.MustCompile(`std\s*::\s*vector\s*<\s*std\s*::\s*pair\s*<\s*std\s*::\s*string\s*,\s*(?:[\w:]*::\s*)?TemplateArg\s*>\s*>\s*(\w+)\s*=?\s*\{`)
-	dtypeLocalRE       = regexp.MustCompile(`\b(?:auto|Dtype)\s*&?\s+(\w+)\s*=\s*[^;]*\.\s*dtype\s*\(\s*\)`)
-	templateEntryRE    = regexp.MustCompile(`\{\s*"(\w+)"\s*,\s*([^{}]+?)\s*\}`)
+	templateArgsInitRE = lazyregexp.New(`std\s*::\s*vector\s*<\s*std\s*::\s*pair\s*<\s*std\s*::\s*string\s*,\s*(?:[\w:]*::\s*)?TemplateArg\s*>\s*>\s*(\w+)\s*=?\s*\{`)
+	dtypeLocalRE       = lazyregexp.New(`\b(?:auto|Dtype)\s*&?\s+(\w+)\s*=\s*[^;]*\.\s*dtype\s*\(\s*\)`)
+	templateEntryRE    = lazyregexp.New(`\{\s*"(\w+)"\s*,\s*([^{}]+?)\s*\}`)
 	keyedFactories     = map[string]bool{"cuda_kernel": true, "hip_kernel": true}
 )
 

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // KernelPorts checks an engine's kernel-port dispatch: a fused kernel that
@@ -49,16 +50,16 @@ type KernelPorts struct {
 }
 
 var (
-	launchRE        = regexp.MustCompile(`\b(?:metal|cuda|hip)_kernel\s*\(`)
-	backendTestRE   = regexp.MustCompile(`\bgpu_kernel_backend\s*\(\s*\)\s*[!=]=|\b(?:metal|cu|cuda|rocm)\s*::\s*is_available\s*\(\s*\)`)
-	handRefusalRE   = regexp.MustCompile(`\bif\s*\(\s*!\s*(?:\w+\s*::\s*)*custom_kernels_available\s*\(\s*\)\s*\)`)
-	directHolderRE  = regexp.MustCompile(`\bget_\w*kernel\w*\s*\([^()]*\)\s*\.\s*get\s*\(`)
-	portTableRE     = regexp.MustCompile(`KernelPorts\s*&\s*\w+\s*\(\s*\)\s*\{`)
-	predicateRE     = regexp.MustCompile(`\bbool\s+(\w+_available)\s*\([^;{)]*\)\s*(?:noexcept\s*)?\{`)
+	launchRE        = lazyregexp.New(`\b(?:metal|cuda|hip)_kernel\s*\(`)
+	backendTestRE   = lazyregexp.New(`\bgpu_kernel_backend\s*\(\s*\)\s*[!=]=|\b(?:metal|cu|cuda|rocm)\s*::\s*is_available\s*\(\s*\)`)
+	handRefusalRE   = lazyregexp.New(`\bif\s*\(\s*!\s*(?:\w+\s*::\s*)*custom_kernels_available\s*\(\s*\)\s*\)`)
+	directHolderRE  = lazyregexp.New(`\bget_\w*kernel\w*\s*\([^()]*\)\s*\.\s*get\s*\(`)
+	portTableRE     = lazyregexp.New(`KernelPorts\s*&\s*\w+\s*\(\s*\)\s*\{`)
+	predicateRE     = lazyregexp.New(`\bbool\s+(\w+_available)\s*\([^;{)]*\)\s*(?:noexcept\s*)?\{`)
 	rustMetalRE     = `(?:(?:crate|mlxcel_core|ffi|self|super)::)*metal_is_available\(\)`
 	rustCudaRE      = `(?:(?:crate|mlxcel_core|ffi|self|super)::)*cuda_is_available\(\)`
 	rustJoinRE      = `\s*(?:\|\||&&)\s*!?\s*`
-	rustEnumerateRE = regexp.MustCompile(rustMetalRE + rustJoinRE + rustCudaRE + `|` + rustCudaRE + rustJoinRE + rustMetalRE)
+	rustEnumerateRE = lazyregexp.New(rustMetalRE + rustJoinRE + rustCudaRE + `|` + rustCudaRE + rustJoinRE + rustMetalRE)
 )
 
 // Name is the check's name in reports.

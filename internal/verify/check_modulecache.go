@@ -2,8 +2,9 @@ package verify
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Module caches (part of the kernel_keys check). A custom kernel's launch
@@ -23,9 +24,9 @@ var moduleCacheCalls = map[string]int{"get_jit_module": 1}
 
 var (
 	// sourceHashRE is a key that hashes the generated source.
-	sourceHashRE = regexp.MustCompile(`(?i)\bhash\b.*\w*source\w*|\w*source\w*.*\bhash\b`)
-	dtypeReadRE  = regexp.MustCompile(`\.\s*dtype\s*\(\s*\)`)
-	scalarTestRE = regexp.MustCompile(`\.\s*ndim\s*\(\s*\)|\bis_scalar\b|\.\s*size\s*\(\s*\)\s*==\s*1\b`)
+	sourceHashRE = lazyregexp.New(`(?i)\bhash\b.*\w*source\w*|\w*source\w*.*\bhash\b`)
+	dtypeReadRE  = lazyregexp.New(`\.\s*dtype\s*\(\s*\)`)
+	scalarTestRE = lazyregexp.New(`\.\s*ndim\s*\(\s*\)|\bis_scalar\b|\.\s*size\s*\(\s*\)\s*==\s*1\b`)
 )
 
 // checkModuleCache returns the number of module cache look-ups in src and a

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
@@ -48,7 +48,7 @@ var upstreamKeys = []string{"source", "branch", "commit", "fork_upstream_merge_b
 // shaKeys are the keys whose value must be a full commit SHA.
 var shaKeys = map[string]bool{"commit": true, "fork_upstream_merge_base": true, "retargeted_to_mlx_pin": true}
 
-var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var fullSHA = lazyregexp.New(`^[0-9a-fA-F]{40}$`)
 
 // Name is the check's name in reports.
 func (Records) Name() string { return "records" }

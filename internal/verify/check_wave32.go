@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Wave32 checks ROCm kernel sources for the wavefront size (check 5). AMD
@@ -44,13 +45,13 @@ type Wave32 struct {
 var WavefrontMacros = []string{"__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"}
 
 var (
-	laneOpRE    = regexp.MustCompile(`\b(__shfl\w*|__reduce\w*|__ballot\w*|__builtin_amdgcn_(?:ds_swizzle|ds_bpermute|ds_permute|readlane|readfirstlane|permlane\w*|mov_dpp\w*|update_dpp))\s*[(<]`)
-	warpArithRE = regexp.MustCompile(`\bwarpSize\s*(?:[-+*/%&|^]|<<|>>)|(?:[-+*/%&|^]|<<|>>)=?\s*warpSize\b`)
-	directiveRE = regexp.MustCompile(`^\s*#\s*(\w+)(.*)$`)
+	laneOpRE    = lazyregexp.New(`\b(__shfl\w*|__reduce\w*|__ballot\w*|__builtin_amdgcn_(?:ds_swizzle|ds_bpermute|ds_permute|readlane|readfirstlane|permlane\w*|mov_dpp\w*|update_dpp))\s*[(<]`)
+	warpArithRE = lazyregexp.New(`\bwarpSize\s*(?:[-+*/%&|^]|<<|>>)|(?:[-+*/%&|^]|<<|>>)=?\s*warpSize\b`)
+	directiveRE = lazyregexp.New(`^\s*#\s*(\w+)(.*)$`)
 	// otherBackendRE is the name of a JIT source for another backend.
-	otherBackendRE = regexp.MustCompile(`(?i)cuda|metal`)
-	laneCountRE    = regexp.MustCompile(`\b(32|64)\b`)
-	macroRE        = []*regexp.Regexp{regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), regexp.MustCompile(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
+	otherBackendRE = lazyregexp.New(`(?i)cuda|metal`)
+	laneCountRE    = lazyregexp.New(`\b(32|64)\b`)
+	macroRE        = []*lazyregexp.Regexp{lazyregexp.New(`\b__AMDGCN_WAVEFRONT_SIZE__\b`), lazyregexp.New(`\b__AMDGCN_WAVEFRONT_SIZE\b`)}
 	// shuffleArgs is the number of arguments of each HIP shuffle without
 	// its optional last one, the width.
 	shuffleArgs = map[string]int{

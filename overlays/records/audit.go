@@ -5,9 +5,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // fileProblem is a Problem in a named records file.
@@ -20,9 +21,9 @@ type fileProblem struct {
 // size: "- `mlx/backend/rocm/**`: the ROCm backend (109 files)." and
 // "- 15 MLX core files (...)".
 var (
-	dirCountRE  = regexp.MustCompile("`([^`\\s]+)/\\*\\*`[^\\n]*?\\((\\d+) files?\\)")
-	coreCountRE = regexp.MustCompile(`\b(\d+) MLX core files?\b`)
-	itemRefRE   = regexp.MustCompile(`(?i)\b(?:items?|entry|entries)\s+(\d+)`)
+	dirCountRE  = lazyregexp.New("`([^`\\s]+)/\\*\\*`[^\\n]*?\\((\\d+) files?\\)")
+	coreCountRE = lazyregexp.New(`\b(\d+) MLX core files?\b`)
+	itemRefRE   = lazyregexp.New(`(?i)\b(?:items?|entry|entries)\s+(\d+)`)
 )
 
 // CheckReadme checks what README.md says about the overlay's size: each

@@ -2,10 +2,11 @@ package records
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Status says where a local fix stands with upstream.
@@ -87,13 +88,13 @@ type localFixes struct {
 }
 
 var (
-	itemRE      = regexp.MustCompile(`^(\d+)\.\s+\*\*(.+?)\*\*`)
-	looseItemRE = regexp.MustCompile(`^\d+\.\s`)
-	headingRE   = regexp.MustCompile(`^#{1,6}(\s|$)`)
-	statusRE    = regexp.MustCompile(`(?i)^(?:[-*]\s+)?(?:\*\*)?status:(?:\*\*)?\s*(.*?)\s*$`)
-	backtickRE  = regexp.MustCompile("`([^`\\s]+)`")
-	extRE       = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
-	urlRE       = regexp.MustCompile(`^https?://\S+$`)
+	itemRE      = lazyregexp.New(`^(\d+)\.\s+\*\*(.+?)\*\*`)
+	looseItemRE = lazyregexp.New(`^\d+\.\s`)
+	headingRE   = lazyregexp.New(`^#{1,6}(\s|$)`)
+	statusRE    = lazyregexp.New(`(?i)^(?:[-*]\s+)?(?:\*\*)?status:(?:\*\*)?\s*(.*?)\s*$`)
+	backtickRE  = lazyregexp.New("`([^`\\s]+)`")
+	extRE       = lazyregexp.New(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+	urlRE       = lazyregexp.New(`^https?://\S+$`)
 )
 
 // ParseLocalFixes reads LOCAL_FIXES.md. It does not check the numbering;

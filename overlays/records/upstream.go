@@ -2,9 +2,10 @@ package records
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // Field is one `key: value` line of UPSTREAM.
@@ -29,7 +30,7 @@ func (u Upstream) Get(key string) (Field, bool) {
 	return Field{}, false
 }
 
-var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+var keyRE = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // ParseUpstream reads UPSTREAM. It keeps the first of duplicated keys and
 // reports every line it could not read as a Problem.

@@ -5,13 +5,17 @@
 // count), side by side with a bare `ninja -C
 // <build>` no-op of the same build directory (the floor: Ninja alone must
 // stat every file of the tree), and with flow.Build in-process (the same work
-// without the process start, to split the overhead).
+// without the process start, to split the overhead); and the same for
+// build:cpu.
 //
-//	go test ./bench/build -run '^$' -bench . -benchtime 20x
+//	go test ./tests/bench/build -run '^$' -bench . -benchtime 30x -count 3
 //
 // The set-up compiles the Mage binary (go run mage.go -compile, 15-20 s
-// cold) and builds the example for gfx1030;gfx90a once (about 20 s on 2
-// cores), in a temporary cache.
+// cold) and builds the example for gfx1030;gfx90a and for the CPU once
+// (about 20 s on 2 cores), in a temporary cache. With MLXBUILD_BENCH_BASE
+// naming another checkout of mlxbuild (a worktree of an older commit), its
+// binary runs in the same loop over the same cache ("base", "base-cpu"), so
+// a change is measured against what it changed, side by side.
 package build
 
 import (
@@ -44,6 +48,8 @@ var setup struct {
 	err           error
 	dir           string // temporary: the binary, the project and the cache
 	repo, bin     string // the repository; the Mage binary compiled from it
+	base          string // the binary compiled from MLXBUILD_BENCH_BASE, or ""
+	cpuNinjad     string
 	project       string // the copy of the repository's project
 	cache, ninjad string
 	env           []string
@@ -90,16 +96,25 @@ func doSetup() error {
 	}
 	setup.cache = filepath.Join(setup.dir, "cache")
 	setup.ninjad = filepath.Join(setup.cache, "rocm", "build")
+	setup.cpuNinjad = filepath.Join(setup.cache, "cpu", "build")
 	setup.env = append(os.Environ(), "MLXBUILD_CACHE="+setup.cache, "MLX_ROCM_ARCHITECTURES="+archs, "NO_COLOR=1",
 		"MLXBUILD_CONFIG=", "MLXBUILD_BACKENDS=")
 	ctx := context.Background()
 	if out, err := runIn(ctx, setup.repo, nil, "go", "run", "mage.go", "-compile", setup.bin); err != nil {
 		return fmt.Errorf("compiling the Mage binary: %v\n%s", err, out)
 	}
+	if base := os.Getenv("MLXBUILD_BENCH_BASE"); base != "" {
+		setup.base = filepath.Join(setup.dir, "mlxbuild-base")
+		if out, err := runIn(ctx, base, nil, "go", "run", "mage.go", "-compile", setup.base); err != nil {
+			return fmt.Errorf("compiling the Mage binary of MLXBUILD_BENCH_BASE=%s: %v\n%s", base, err, out)
+		}
+	}
 	// The first run builds; the second must already be a no-op.
-	for i := 0; i < 2; i++ {
-		if out, err := runIn(ctx, setup.project, setup.env, setup.bin, "build:rocm"); err != nil {
-			return fmt.Errorf("%s build:rocm: %v\n%s", setup.bin, err, out)
+	for _, target := range []string{"build:rocm", "build:cpu"} {
+		for i := 0; i < 2; i++ {
+			if out, err := runIn(ctx, setup.project, setup.env, setup.bin, target); err != nil {
+				return fmt.Errorf("%s %s: %v\n%s", setup.bin, target, err, out)
+			}
 		}
 	}
 	return nil
@@ -124,6 +139,17 @@ func copyTree(src, dst string) error {
 	})
 }
 
+// timed runs a contender as a shell or a build script would start it:
+// directly (explicit arguments, no shell), not through proc.Run, whose
+// supervisor would add one more process start to every contender and so
+// hide part of what the ratios are about.
+func timed(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 func runIn(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
 	var out bytes.Buffer
 	_, err := proc.Run(ctx, proc.Cmd{Path: name, Args: args, Dir: dir, Env: env, Stdout: &out, Stderr: &out})
@@ -132,9 +158,11 @@ func runIn(ctx context.Context, dir string, env []string, name string, args ...s
 
 // BenchmarkNoopROCm runs, in each iteration and in this order, the Mage
 // binary's build:rocm, flow.Build in-process, backends.LocateROCm and
-// ninja -C <build>, each a no-op, and reports each one's ms/op, the ratios
-// mage/ninja, inproc/ninja and locate/inproc, and flow.Build's phases (Summary.Phases) of the in-process
-// runs, to show where a no-op's time goes.
+// ninja -C <build>, then the binary's build:cpu and Ninja on its build,
+// each a no-op, and reports each one's ms/op, the ratios mage/ninja,
+// inproc/ninja, mage-cpu/ninja-cpu and locate/inproc, and flow.Build's
+// phases (Summary.Phases) of the in-process runs, to show where a no-op's
+// time goes.
 func BenchmarkNoopROCm(b *testing.B) {
 	prepare(b)
 	ctx := context.Background()
@@ -157,19 +185,26 @@ func BenchmarkNoopROCm(b *testing.B) {
 	noArchEnv := append(append([]string{}, setup.env...), "MLX_ROCM_ARCHITECTURES=")
 	phases := map[string]time.Duration{} // flow.Build's own split of the in-process runs
 	opts := flow.Options{Dir: setup.project, Env: env, Stdout: io.Discard, Stderr: io.Discard}
-	mage := func(env []string) func() error {
+	binary := func(bin, backend string, env []string) func() error {
 		return func() error {
-			out, err := runIn(ctx, setup.project, env, setup.bin, "build:rocm")
-			if err == nil && !strings.Contains(out, "rocm is up to date") {
+			out, err := timed(ctx, setup.project, env, bin, "build:"+backend)
+			if err == nil && !strings.Contains(out, backend+" is up to date") {
 				err = fmt.Errorf("not a no-op:\n%s", out)
 			}
 			return err
 		}
 	}
-	tools := []struct {
-		name string
-		run  func() error
-	}{
+	mage := func(env []string) func() error { return binary(setup.bin, "rocm", env) }
+	ninja := func(dir string) func() error {
+		return func() error {
+			out, err := timed(ctx, "", nil, "ninja", "-C", dir)
+			if err == nil && !strings.Contains(out, "no work to do") {
+				err = fmt.Errorf("not a no-op:\n%s", out)
+			}
+			return err
+		}
+	}
+	tools := []contender{
 		{"mage", mage(setup.env)},
 		{"mage-noarch", mage(noArchEnv)},
 		{"inproc", func() error {
@@ -195,13 +230,12 @@ func BenchmarkNoopROCm(b *testing.B) {
 			_, err := backends.LocateROCmCached(env, filepath.Join(setup.cache, "discovery"))
 			return err
 		}},
-		{"ninja", func() error {
-			out, err := runIn(ctx, "", nil, "ninja", "-C", setup.ninjad)
-			if err == nil && !strings.Contains(out, "no work to do") {
-				err = fmt.Errorf("not a no-op:\n%s", out)
-			}
-			return err
-		}},
+		{"ninja", ninja(setup.ninjad)},
+		{"mage-cpu", binary(setup.bin, "cpu", setup.env)},
+		{"ninja-cpu", ninja(setup.cpuNinjad)},
+	}
+	if setup.base != "" {
+		tools = append(tools, contender{"base", binary(setup.base, "rocm", setup.env)}, contender{"base-cpu", binary(setup.base, "cpu", setup.env)})
 	}
 	// Every iteration runs every contender once, so load hits all alike;
 	// medians, because a loaded machine gives long tails.
@@ -225,10 +259,23 @@ func BenchmarkNoopROCm(b *testing.B) {
 	b.ReportMetric(ms["mage"]/ms["ninja"], "mage/ninja")
 	b.ReportMetric(ms["mage-noarch"]/ms["ninja"], "mage-noarch/ninja")
 	b.ReportMetric(ms["inproc"]/ms["ninja"], "inproc/ninja")
+	b.ReportMetric(ms["mage-cpu"]/ms["ninja-cpu"], "mage-cpu/ninja-cpu")
+	if setup.base != "" {
+		b.ReportMetric(ms["base"]/ms["ninja"], "base/ninja")
+		b.ReportMetric(ms["base-cpu"]/ms["ninja-cpu"], "base-cpu/ninja-cpu")
+		b.ReportMetric(ms["base"]/ms["mage"], "base/mage")
+		b.ReportMetric(ms["base-cpu"]/ms["mage-cpu"], "base-cpu/mage-cpu")
+	}
 	b.ReportMetric(ms["locate-rocm"]/ms["locate-rocm-cached"], "locate/locate-cached")
 	for name, d := range phases {
 		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "inproc-"+strings.ReplaceAll(name, " ", "-")+"-ms/op")
 	}
+}
+
+// contender is one no-op the benchmark times.
+type contender struct {
+	name string
+	run  func() error
 }
 
 // median returns the middle duration in milliseconds.

@@ -11,9 +11,10 @@ import (
 
 // BenchmarkNoopBuild compares a no-op Build (Ninja with the status parser,
 // the log file and the result) with a bare `ninja -C <build>` no-op of the
-// same CPU build of the example. Report the ratio of the two ns/op.
+// same CPU build of the example, and a no-op Build for a terminal (Ninja on
+// a pseudo-terminal) with one for a pipe. Report the ratios of the ns/op.
 //
-//	go test -run '^$' -bench NoopBuild -count 5 ./cmakebuild
+//	go test -run '^$' -bench NoopBuild -count 5 ./internal/cmake
 func BenchmarkNoopBuild(b *testing.B) {
 	testutil.NeedTools(b, "cmake", "ninja", "c++")
 	ctx := context.Background()
@@ -28,6 +29,15 @@ func BenchmarkNoopBuild(b *testing.B) {
 	b.Run("Build", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			res, err := Build(ctx, BuildOptions{Dir: build})
+			if err != nil || res.Steps != 0 {
+				b.Fatalf("not a no-op: %v %v", err, stepsOf(res))
+			}
+		}
+	})
+	b.Run("BuildTTY", func(b *testing.B) {
+		var tty fakeTTY
+		for i := 0; i < b.N; i++ {
+			res, err := Build(ctx, BuildOptions{Dir: build, Progress: &tty, TTY: true})
 			if err != nil || res.Steps != 0 {
 				b.Fatalf("not a no-op: %v %v", err, stepsOf(res))
 			}

@@ -85,8 +85,21 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 
 	env := append(os.Environ(), o.Env...)
 	env = append(env, "NINJA_STATUS="+ninjaStatus)
+	// On a pipe Ninja prints an edge's status only when it finished, so a
+	// terminal would show the last finished edge for as long as the next
+	// one compiles. For a person Ninja gets a pseudo-terminal (and a TERM
+	// it calls smart; the user's may say dumb) and then also prints each
+	// edge as it starts: progress shows what runs now, and the log still
+	// gets plain lines.
+	terminal := o.TTY && o.Progress != nil
+	if terminal {
+		env = append(env, "TERM=xterm")
+	}
 	p := newProgress(lw, o.Progress, o.TTY, o.Width)
-	run, runErr := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p})
+	if o.TTY {
+		p.columns = liveColumns(o.Progress, o.Width)
+	}
+	_, runErr := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p, Terminal: terminal})
 	p.finish()
 	if err := lw.Flush(); err != nil {
 		return res, fmt.Errorf("write the build log %s: %w", res.LogPath, err)
@@ -106,14 +119,16 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if !errors.As(runErr, &exit) {
 		return res, fmt.Errorf("run %s: %w (log: %s)", ninja, runErr, res.LogPath)
 	}
-	out := string(run.Stdout) + "\n" + string(run.Stderr)
+	// What went to the log, in order and without a terminal's escape
+	// codes: the compiler's errors as it printed them.
+	out := p.text.String()
 	res.Errors = ParseDiagnostics(out)
 	if len(res.Errors) > 0 {
 		res.FirstError = res.Errors[0].String()
 	} else {
 		res.FirstError = firstFailed(out)
 	}
-	return res, &BuildError{Dir: o.Dir, FirstError: res.FirstError, LogPath: res.LogPath, ExitCode: run.ExitCode}
+	return res, &BuildError{Dir: o.Dir, FirstError: res.FirstError, LogPath: res.LogPath, ExitCode: exit.Result.ExitCode}
 }
 
 // firstFailed falls back to Ninja's "FAILED: <output>" line, or the log's tail.

@@ -1,23 +1,17 @@
 package cmake
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
-
-// statusPrefix is put in front of every line Ninja prints for an edge
-// (through NINJA_STATUS), so status lines cannot be confused with compiler
-// output that happens to start with "[".
-const statusPrefix = "[mlxbuild "
-
-// ninjaStatus is the NINJA_STATUS value: finished and total edges.
-const ninjaStatus = statusPrefix + "%f/%t] "
 
 // Step is one edge Ninja ran.
 type Step struct {
@@ -27,7 +21,6 @@ type Step struct {
 }
 
 var (
-	statusRe   = lazyregexp.New(`^\[mlxbuild (\d+)/(\d+)\] (.*)$`)
 	compileRe  = lazyregexp.New(`^Building (\w+) object (.+)$`)
 	linkStepRe = lazyregexp.New(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
 	objDirRe   = lazyregexp.New(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
@@ -48,17 +41,26 @@ func parseStep(desc string) Step {
 	return Step{Display: desc}
 }
 
-// progress consumes Ninja's output: every byte goes to the log; status lines
-// are parsed into steps and shown on out. Stdout and stderr both write here
-// from their own goroutines, hence the lock.
+// progress consumes Ninja's output, from a pipe or a terminal (termLines
+// cleans it into lines): every line goes to the log; status lines are
+// followed into the edges that run and finish, and shown on out. On a TTY
+// the one updating line names an edge that runs now: the one that started
+// last of those still running, with how many run in all (so each edge is
+// named at least once, when it starts, and a long compile is named again
+// whenever the shorter ones beside it finish).
+// Elsewhere each finished edge is one plain line. Stdout and stderr may
+// both write here from their own goroutines, hence the lock.
 type progress struct {
 	mu       sync.Mutex
 	log      io.Writer
 	out      io.Writer
 	tty      bool
-	width    int
-	partial  []byte
-	steps    []Step
+	columns  func() int
+	lines    termLines
+	text     strings.Builder // what went to the log after its header: what diagnostics are read from
+	err      error           // the first failed log write
+	running  runningEdges
+	steps    []Step // finished edges, in order
 	finished int
 	total    int
 	shown    bool // a TTY line is on screen and needs a newline at the end
@@ -68,60 +70,83 @@ type progress struct {
 // columns-1 characters when tty (the last column would wrap on some
 // terminals).
 func newProgress(log, out io.Writer, tty bool, columns int) *progress {
-	if columns <= 20 {
-		columns = 80
+	return &progress{log: log, out: out, tty: tty, columns: func() int { return columns }}
+}
+
+// liveColumns is the width of w when it is a terminal, read again at each
+// redraw so a resized window is followed; fallback where it cannot be read.
+func liveColumns(w io.Writer, fallback int) func() int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return func() int { return fallback }
 	}
-	return &progress{log: log, out: out, tty: tty, width: columns - 1}
+	return func() int {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+		return fallback
+	}
 }
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := p.log.Write(b); err != nil {
-		return 0, err
-	}
-	p.partial = append(p.partial, b...)
-	for {
-		i := bytes.IndexByte(p.partial, '\n')
-		if i < 0 {
-			break
-		}
-		p.line(strings.TrimRight(string(p.partial[:i]), "\r"))
-		p.partial = p.partial[i+1:]
+	p.lines.write(b, p.line)
+	if p.err != nil {
+		return 0, p.err
 	}
 	return len(b), nil
 }
 
-func (p *progress) line(l string) {
-	m := statusRe.FindStringSubmatch(l)
-	if m == nil {
+func (p *progress) line(l string, end lineEnd) {
+	if end != endStream {
+		l += "\n"
+	}
+	p.text.WriteString(l)
+	if _, err := io.WriteString(p.log, l); err != nil && p.err == nil {
+		p.err = err
+	}
+	st, ok := parseStatus(strings.TrimSuffix(l, "\n"))
+	if !ok {
 		return
 	}
-	p.finished, _ = strconv.Atoi(m[1])
-	p.total, _ = strconv.Atoi(m[2])
-	st := parseStep(m[3])
-	p.steps = append(p.steps, st)
-	if p.out == nil {
-		return
+	p.finished, p.total = st.finished, st.total
+	p.running = p.running.update(st)
+	if !st.starts() {
+		p.steps = append(p.steps, st.step)
 	}
-	text := fmt.Sprintf("[%d/%d] %s", p.finished, p.total, st.Display)
-	if p.tty {
-		text = shorten(text, p.width)
-		fmt.Fprintf(p.out, "\r\x1b[K%s", text)
-		p.shown = true
-		return
+	switch {
+	case p.out == nil:
+	case p.tty:
+		p.draw(st.step)
+	case !st.starts():
+		fmt.Fprintf(p.out, "[%d/%d] %s\n", st.finished, st.total, st.step.Display)
 	}
-	fmt.Fprintln(p.out, text)
+}
+
+// draw redraws the TTY line: the last-started running edge, or the one
+// that just finished when none runs (on a pipe Ninja shows no starts).
+func (p *progress) draw(last Step) {
+	shown, head := last, fmt.Sprintf("[%d/%d] ", p.finished, p.total)
+	if n := len(p.running); n > 0 {
+		shown = p.running[n-1]
+		if n > 1 {
+			head = fmt.Sprintf("[%d/%d, %d running] ", p.finished, p.total, n)
+		}
+	}
+	columns := p.columns()
+	if columns <= 20 {
+		columns = 80
+	}
+	fmt.Fprintf(p.out, "\r\x1b[K%s", shorten(head+shown.Display, columns-1))
+	p.shown = true
 }
 
 // finish ends the TTY line so what follows starts on its own line.
 func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.partial) > 0 {
-		p.line(string(p.partial))
-		p.partial = nil
-	}
+	p.lines.flush(p.line)
 	if p.shown && p.out != nil {
 		fmt.Fprintln(p.out)
 		p.shown = false
@@ -142,7 +167,12 @@ func shorten(text string, width int) string {
 	}
 	keep := width - len(head) - 3
 	if keep < 8 {
-		return text[:width-3] + "..."
+		return strings.ToValidUTF8(text[:width-3], "") + "..."
 	}
-	return head + "..." + text[len(text)-keep:]
+	// Cut at a character's start, never inside one (a path may hold any).
+	cut := len(text) - keep
+	for cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut++
+	}
+	return head + "..." + text[cut:]
 }

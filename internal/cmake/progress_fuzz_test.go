@@ -7,46 +7,94 @@ import (
 	"testing"
 )
 
-// FuzzNinjaProgress: Ninja's output, however the pipe splits it, reaches
-// the log byte for byte and gives the same steps as when written at once;
-// every step comes from one status line and is shown as one line of plain
-// output; a TTY line fits the terminal. Seeds (testdata/fuzz/FuzzNinjaProgress)
-// are real ninja 1.11 output with mlxbuild's NINJA_STATUS, of a build and
-// of a failing compile, recorded on this machine.
+// FuzzNinjaProgress: Ninja's output, from a pipe or a terminal, however it
+// is split into writes, gives the same log, steps and shown lines as when
+// written at once; the log holds every byte of it but the line ends and
+// escape codes, and no control code; every finish line is one step, shown
+// as one plain line off a TTY; a TTY line fits the terminal. Seeds
+// (testdata/fuzz/FuzzNinjaProgress) are real Ninja 1.11 output recorded on
+// this machine: on a pipe with the older "%f/%t" status, and on mlxbuild's
+// pseudo-terminal with today's.
 func FuzzNinjaProgress(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16, width uint8) {
-		var log1, out1 bytes.Buffer
-		whole := newProgress(&log1, &out1, false, 0)
-		whole.Write(data)
-		whole.finish()
-		var log2, out2 bytes.Buffer
-		split := newProgress(&log2, &out2, false, 0)
-		c := int(cut) % (len(data) + 1)
-		split.Write(data[:c])
-		split.Write(data[c:])
-		split.finish()
-		if !bytes.Equal(log1.Bytes(), data) || !bytes.Equal(log2.Bytes(), data) {
-			t.Fatal("the log is not Ninja's output byte for byte")
-		}
-		if !reflect.DeepEqual(whole.steps, split.steps) || out1.String() != out2.String() {
-			t.Fatalf("split at %d: steps %+v, whole: %+v", c, split.steps, whole.steps)
-		}
-		status := 0
-		for _, l := range strings.Split(string(data), "\n") {
-			if statusRe.MatchString(strings.TrimRight(l, "\r")) {
-				status++
+		columns := 21 + int(width)
+		for _, tty := range []bool{false, true} {
+			var log1, out1 bytes.Buffer
+			whole := newProgress(&log1, &out1, tty, columns)
+			whole.Write(data)
+			whole.finish()
+			var log2, out2 bytes.Buffer
+			split := newProgress(&log2, &out2, tty, columns)
+			c := int(cut) % (len(data) + 1)
+			split.Write(data[:c])
+			split.Write(data[c:])
+			split.finish()
+			if log1.String() != log2.String() || !reflect.DeepEqual(whole.steps, split.steps) || out1.String() != out2.String() {
+				t.Fatalf("split at %d: log %q, steps %+v, shown %q; whole: %q, %+v, %q",
+					c, log2.String(), split.steps, out2.String(), log1.String(), whole.steps, out1.String())
+			}
+			log := log1.String()
+			if strings.ContainsAny(log, "\r\x1b") {
+				t.Fatalf("the log keeps control codes: %q", log)
+			}
+			if !bytes.ContainsRune(data, 0x1b) {
+				drop := strings.NewReplacer("\r", "", "\n", "")
+				if drop.Replace(log) != drop.Replace(string(data)) {
+					t.Fatalf("the log %q lost or added bytes of %q", log, data)
+				}
+				if !bytes.ContainsRune(data, '\r') && log != string(data) {
+					t.Fatalf("plain output is not logged byte for byte: %q", log)
+				}
+			}
+			finishes := 0
+			for l := range strings.Lines(log) {
+				if st, ok := parseStatus(strings.TrimSuffix(l, "\n")); ok && !st.starts() {
+					finishes++
+				}
+			}
+			if len(whole.steps) != finishes {
+				t.Fatalf("%d steps from %d finish lines", len(whole.steps), finishes)
+			}
+			shown := out1.String()
+			if !tty {
+				if n := strings.Count(shown, "\n"); n != len(whole.steps) {
+					t.Fatalf("%d lines shown for %d steps:\n%s", n, len(whole.steps), shown)
+				}
+				continue
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(shown, "\n"), "\r\x1b[K")[1:] {
+				if len(l) > columns-1 {
+					t.Fatalf("a TTY line of %d bytes for %d columns: %q", len(l), columns, l)
+				}
 			}
 		}
-		if len(whole.steps) != status {
-			t.Fatalf("%d steps from %d status lines", len(whole.steps), status)
+	})
+}
+
+// FuzzTermLines: the line splitter of terminal output never panics, keeps
+// no control code, and cuts the same lines however the stream is split.
+// Seeds (testdata/fuzz/FuzzTermLines): a redrawn status with coloured
+// output after it, and escape sequences cut or nested.
+func FuzzTermLines(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		collect := func(parts ...[]byte) []string {
+			var s termLines
+			var got []string
+			emit := func(l string, end lineEnd) { got = append(got, l+string(rune('0'+end))) }
+			for _, p := range parts {
+				s.write(p, emit)
+			}
+			s.flush(emit)
+			return got
 		}
-		if n := strings.Count(out1.String(), "\n"); n != len(whole.steps) {
-			t.Fatalf("%d lines shown for %d steps:\n%s", n, len(whole.steps), out1.String())
+		c := int(cut) % (len(data) + 1)
+		whole, split := collect(data), collect(data[:c], data[c:])
+		if !reflect.DeepEqual(whole, split) {
+			t.Fatalf("split at %d: %q, whole: %q", c, split, whole)
 		}
-		w := 20 + int(width)
-		for _, s := range whole.steps {
-			if got := shorten("[1/2] "+s.Display, w); len(got) > w {
-				t.Fatalf("shortened to %d bytes for a width of %d: %q", len(got), w, got)
+		for _, l := range whole {
+			if strings.ContainsAny(l, "\r\n\x1b") {
+				t.Fatalf("line %q keeps a control code", l)
 			}
 		}
 	})

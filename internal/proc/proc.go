@@ -37,6 +37,11 @@ type Cmd struct {
 	Stdout, Stderr io.Writer
 	// Stdin, when set, is the program's standard input.
 	Stdin io.Reader
+	// Terminal asks for one pseudo-terminal as the program's stdout and
+	// stderr (Linux, where one can be opened; pipes otherwise), so it
+	// prints as it does for a person: Ninja then shows an edge when it
+	// starts. Both streams then reach Stdout and Result.Stdout, in order.
+	Terminal bool
 }
 
 // Result is what a finished (or stopped) program left behind.
@@ -49,6 +54,9 @@ type Result struct {
 	// SIGHUP of mlxbuild, or a caller giving up) before the program ended.
 	Interrupted bool
 	Duration    time.Duration
+	// Terminal: the program ran on a pseudo-terminal (Cmd.Terminal and one
+	// could be opened); Stderr is then empty.
+	Terminal bool
 }
 
 // ErrTimeout is wrapped by Run's error when the context's deadline stopped the program.
@@ -98,11 +106,12 @@ type running struct {
 	l    *launch
 	done chan struct{}
 	err  error
+	term *terminal // the program's pseudo-terminal; nil when it writes to pipes
 }
 
-// outputDelay is how long after the program exited its output pipes are
-// still read: a grandchild that left the tree (a daemon such as sccache's
-// server) could keep them open forever.
+// outputDelay is how long after the program exited its output pipes (or
+// its terminal) are still read: a grandchild that left the tree (a daemon
+// such as sccache's server) could keep them open forever.
 const outputDelay = 5 * time.Second
 
 func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, error) {
@@ -114,7 +123,8 @@ func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, 
 	stdout, stderr := tee(&out, c.Stdout), tee(&errb, c.Stderr)
 	start := time.Now()
 	var r *running
-	if mayUsePrestarted {
+	// A prestarted supervisor's output is pipes already.
+	if mayUsePrestarted && !c.Terminal {
 		r = usePrestarted(target.Path, c, stdout, stderr)
 	}
 	if r == nil {
@@ -126,6 +136,7 @@ func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, 
 	if r.l.confirm != nil {
 		if err := r.l.confirm(); err != nil {
 			<-r.done
+			r.term.drain()
 			return Result{ExitCode: -1}, err
 		}
 	}
@@ -137,8 +148,9 @@ func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, 
 		r.l.stop(r.cmd, r.done)
 		<-r.done
 	}
+	r.term.drain()
 	cmd := r.cmd
-	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start)}
+	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1, Duration: time.Since(start), Terminal: r.term != nil}
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
@@ -168,15 +180,21 @@ func startFresh(path string, c Cmd, s starter, stdout, stderr io.Writer) (*runni
 	cmd.Stdin = c.Stdin
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = outputDelay
+	var term *terminal
+	if c.Terminal {
+		term = attachTerminal(cmd) // nil where none can be opened: the pipes stay
+	}
 	started, waited := startLocked(cmd)
 	err = <-started
 	for _, f := range l.closeAfterStart {
 		f.Close()
 	}
+	term.started()
 	if err != nil {
+		term.drain()
 		return nil, err
 	}
-	r := &running{cmd: cmd, l: l, done: make(chan struct{})}
+	r := &running{cmd: cmd, l: l, done: make(chan struct{}), term: term}
 	go func() { r.err = <-waited; close(r.done) }()
 	return r, nil
 }

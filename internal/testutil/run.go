@@ -21,7 +21,7 @@ const runLimit = 5 * time.Minute
 // current directory) and returns its stdout and stderr interleaved as
 // written. env nil means this process's environment.
 func Run(env []string, dir, name string, args ...string) (string, error) {
-	var both lockedBuffer
+	var both LockedBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
 	_, err := proc.Run(ctx, proc.Cmd{Path: name, Args: args, Dir: dir, Env: env, Stdout: &both, Stderr: &both})
@@ -55,20 +55,20 @@ func EnvWithout(names ...string) []string {
 	return env
 }
 
-// lockedBuffer takes stdout and stderr at once: proc copies each stream in
-// its own goroutine.
-type lockedBuffer struct {
+// LockedBuffer is a buffer written from several goroutines (proc copies
+// stdout and stderr each in its own) and read while they write.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

@@ -57,25 +57,11 @@ func sleeping(marker string) []int {
 // signals mlxbuild handles, it exits 1 and says "interrupted by <signal>",
 // never "timed out".
 func TestSignalsStopTheBuild(t *testing.T) {
-	testutil.NeedTools(t, "go", "cmake", "ninja", "sleep")
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := testutil.CompileMlxbuild(t, repo)
+	bin := compiledMlxbuild(t)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			marker := fmt.Sprintf("MLXBUILD_RELIABILITY_RUN=signals-%d-%d", sig, time.Now().UnixNano())
-			t.Cleanup(func() {
-				for _, p := range testutil.Marked(marker) {
-					_ = syscall.Kill(p, syscall.SIGKILL) // only what this test started carries the marker
-				}
-			})
-			dir := napProject(t)
+			cmd, marker := napBuild(t, bin, fmt.Sprintf("signals-%d", sig), "build:cpu")
 			var stderr bytes.Buffer
-			cmd := exec.Command(bin, "build:cpu")
-			cmd.Dir = dir
-			cmd.Env = append(testutil.EnvWithout("MLXBUILD_CACHE", "MLXBUILD_CONFIG", "MLXBUILD_BACKENDS"), marker, "MLXBUILD_JOBS=3", "NO_COLOR=1")
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -126,25 +112,12 @@ func TestSignalsStopTheBuild(t *testing.T) {
 // target and exits 1 saying the deadline passed (not "interrupted"); the
 // process's end stops every program it started.
 func TestMageDeadlineStopsTheBuild(t *testing.T) {
-	testutil.NeedTools(t, "go", "cmake", "ninja", "sleep")
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := testutil.CompileMlxbuild(t, repo)
-	marker := fmt.Sprintf("MLXBUILD_RELIABILITY_RUN=deadline-%d", time.Now().UnixNano())
-	t.Cleanup(func() {
-		for _, p := range testutil.Marked(marker) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
+	bin := compiledMlxbuild(t)
+	cmd, marker := napBuild(t, bin, "deadline", "-t", "4s", "build:cpu")
 	var out bytes.Buffer
-	cmd := exec.Command(bin, "-t", "4s", "build:cpu")
-	cmd.Dir = napProject(t)
-	cmd.Env = append(testutil.EnvWithout("MLXBUILD_CACHE", "MLXBUILD_CONFIG", "MLXBUILD_BACKENDS"), marker, "MLXBUILD_JOBS=3", "NO_COLOR=1")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	took := time.Since(start)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || took > 4*time.Second+stopBound {

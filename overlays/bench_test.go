@@ -22,6 +22,10 @@ import (
 // MLXBUILD_BENCH_DIR.
 //
 //	go test ./overlays -run '^$' -bench . -benchtime 20x
+//
+// With MLXBUILD_BENCH_BASE naming another checkout of mlxbuild (an older
+// commit), BenchmarkNoop also runs that checkout's Mage binary ("mage-base")
+// in the same loop and reports base/mage-git.
 
 // benchShape is one benchmark data set.
 type benchShape struct {
@@ -39,6 +43,8 @@ type benchEnv struct {
 	files                       int    // files of the tree
 	bin, glue                   string // the cmd and the CMake script
 	mage, project               string // the compiled Mage binary; a project over pristine and overlay
+	gitProject                  string // a project whose source is a git repository of pristine, at its pin
+	base, baseProject           string // MLXBUILD_BENCH_BASE's Mage binary and its own git project, or ""
 }
 
 func benchDir(b *testing.B) string {
@@ -73,7 +79,7 @@ func execLookPath(name string) (string, error) {
 
 func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 	b.Helper()
-	needTools(b, "find", "rsync", "cmake", "cp", "go")
+	needTools(b, "find", "rsync", "cmake", "cp", "go", "git")
 	d := benchDir(b)
 	e := &benchEnv{dir: d, pristine: filepath.Join(d, "mlx"), overlay: filepath.Join(d, "overlay"),
 		tree: filepath.Join(d, "cache", "tree"), manifest: filepath.Join(d, "cache", "tree.manifest"),
@@ -104,7 +110,47 @@ func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 	if err := os.WriteFile(filepath.Join(e.project, "mlxbuild.yaml"), []byte(project), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	e.mageApply(b)
+	e.mageApply(b, e.project)
+	// The reference user's set-up: source.git and a pin, so the pristine
+	// source is mlxbuild's own checkout in the cache, which a no-op must
+	// find at the pin.
+	repo := filepath.Join(d, "mlx-repo")
+	e.must(b, "cp", "-a", e.pristine, repo)
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid", "GIT_COMMITTER_NAME=bench",
+		"GIT_COMMITTER_EMAIL=bench@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	for _, args := range [][]string{{"init", "--quiet", "-b", "main"}, {"add", "--", "."}, {"commit", "--quiet", "-m", "pristine"}} {
+		if res, err := proc.Run(context.Background(), proc.Cmd{Path: "git", Args: args, Dir: repo, Env: gitEnv}); err != nil {
+			b.Fatalf("git %s: %v\n%s", args[0], err, res.Stderr)
+		}
+	}
+	head, err := proc.Run(context.Background(), proc.Cmd{Path: "git", Args: []string{"rev-parse", "HEAD"}, Dir: repo, Env: gitEnv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.gitProject = filepath.Join(d, "project-git")
+	gitProject := func(dir, cache string) {
+		project := fmt.Sprintf("source:\n  git: %s\n  pin: %s\ncache: %s\nbackends:\n  rocm:\n    overlay: %s\n", repo, strings.TrimSpace(string(head.Stdout)), cache, e.overlay)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mlxbuild.yaml"), []byte(project), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gitProject(e.gitProject, filepath.Join(d, "mage-git-cache"))
+	e.mageApply(b, e.gitProject)
+	// MLXBUILD_BENCH_BASE names another checkout of mlxbuild (a worktree of
+	// an older commit): its binary runs in the same loop ("mage-base"), in a
+	// project and cache of its own (its manifest's form may differ), so a
+	// change is measured against what it changed, side by side.
+	if base := os.Getenv("MLXBUILD_BENCH_BASE"); base != "" {
+		e.base, e.baseProject = filepath.Join(d, "mlxbuild-base"), filepath.Join(d, "project-base")
+		if res, err := proc.Run(context.Background(), proc.Cmd{Path: "go", Args: []string{"run", "mage.go", "-compile", e.base}, Dir: base}); err != nil {
+			b.Fatalf("compiling the Mage binary of MLXBUILD_BENCH_BASE=%s: %v\n%s", base, err, res.Stderr)
+		}
+		gitProject(e.baseProject, filepath.Join(d, "mage-base-cache"))
+		e.mageApplyWith(b, e.base, e.baseProject)
+	}
 	// Every tool makes its own tree once, so each loop below is a no-op run.
 	if _, _, err := Materialize(e.pristine, e.overlay, e.tree, e.manifest, nil); err != nil {
 		b.Fatal(err)
@@ -115,9 +161,15 @@ func newBenchEnv(b *testing.B, s benchShape) *benchEnv {
 	return e
 }
 
-// mageApply runs `overlay:apply rocm` through the Mage binary in e.project,
+// mageApply runs `overlay:apply rocm` through the Mage binary in project,
 // with no variable of the caller's that would move its cache or project.
-func (e *benchEnv) mageApply(b *testing.B, wrap ...string) proc.Result {
+func (e *benchEnv) mageApply(b *testing.B, project string, wrap ...string) proc.Result {
+	b.Helper()
+	return e.mageApplyWith(b, e.mage, project, wrap...)
+}
+
+// mageApplyWith is mageApply with the Mage binary bin.
+func (e *benchEnv) mageApplyWith(b *testing.B, bin, project string, wrap ...string) proc.Result {
 	b.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
@@ -125,19 +177,28 @@ func (e *benchEnv) mageApply(b *testing.B, wrap ...string) proc.Result {
 			env = append(env, kv)
 		}
 	}
-	args := append(append([]string{}, wrap...), e.mage, "overlay:apply", "rocm")
-	res, err := proc.Run(context.Background(), proc.Cmd{Path: args[0], Args: args[1:], Dir: e.project, Env: append(env, "NO_COLOR=1")})
+	args := append(append([]string{}, wrap...), bin, "overlay:apply", "rocm")
+	res, err := proc.Run(context.Background(), proc.Cmd{Path: args[0], Args: args[1:], Dir: project, Env: append(env, "NO_COLOR=1")})
 	if err != nil {
-		b.Fatalf("%s overlay:apply rocm: %v\n%s%s", e.mage, err, res.Stdout, res.Stderr)
+		b.Fatalf("%s overlay:apply rocm: %v\n%s%s", bin, err, res.Stdout, res.Stderr)
 	}
 	return res
+}
+
+// mageNoop runs `overlay:apply rocm` in project and fails unless it was a
+// no-op over every file.
+func (e *benchEnv) mageNoop(b *testing.B, bin, project string) {
+	out := string(e.mageApplyWith(b, bin, project).Stdout)
+	if !strings.Contains(out, fmt.Sprintf(" 0 written, 0 restored, 0 removed, 0 touched, %d unchanged", e.files)) {
+		b.Fatalf("not a no-op: %s", out)
+	}
 }
 
 // mageRSS is the Mage binary's peak RSS (MiB) on one no-op, read by
 // /usr/bin/time (its wait4 sees a child that forked from the small time
 // process, not from this big test binary).
 func (e *benchEnv) mageRSS(b *testing.B) float64 {
-	res := e.mageApply(b, "/usr/bin/time", "-f", "maxrss_kib %M")
+	res := e.mageApply(b, e.project, "/usr/bin/time", "-f", "maxrss_kib %M")
 	return maxRSS(b, res.Stderr)
 }
 
@@ -212,12 +273,8 @@ func BenchmarkNoop(b *testing.B) {
 				{"mlxbuild-process", func(b *testing.B) {
 					rss = maxRSS(b, e.must(b, e.bin, e.pristine, e.overlay, e.tree, e.manifest).Stdout)
 				}},
-				{"mage", func(b *testing.B) {
-					out := string(e.mageApply(b).Stdout)
-					if !strings.Contains(out, fmt.Sprintf(" 0 written, 0 restored, 0 removed, 0 touched, %d unchanged", e.files)) {
-						b.Fatalf("not a no-op: %s", out)
-					}
-				}},
+				{"mage", func(b *testing.B) { e.mageNoop(b, e.mage, e.project) }},
+				{"mage-git", func(b *testing.B) { e.mageNoop(b, e.mage, e.gitProject) }},
 				{"find-floor", func(b *testing.B) {
 					e.must(b, "find", e.pristine, e.overlay, e.tree, "-size", "+1000000000k")
 				}},
@@ -228,9 +285,16 @@ func BenchmarkNoop(b *testing.B) {
 					e.must(b, "rsync", "-a", "--delete", e.overlay+"/", e.pristine+"/", e.rsyncTree+"/")
 				}},
 			}
+			if e.base != "" {
+				tools = append(tools, tool{"mage-base", func(b *testing.B) { e.mageNoop(b, e.base, e.baseProject) }})
+			}
 			d := sideBySide(b, tools)
+			if e.base != "" {
+				b.ReportMetric(ratio(d["mage-base"], d["mage-git"]), "base/mage-git")
+			}
 			b.ReportMetric(ratio(d["mage"], d["find-floor"]), "mage/floor")
 			b.ReportMetric(ratio(d["cmake-glue"], d["mage"]), "glue/mage")
+			b.ReportMetric(ratio(d["mage-git"], d["find-floor"]), "mage-git/floor")
 			b.ReportMetric(e.mageRSS(b), "mage-MiB-rss")
 			b.ReportMetric(ratio(d["mlxbuild-process"], d["find-floor"]), "process/floor")
 			b.ReportMetric(ratio(d["mlxbuild"], d["find-floor"]), "inproc/floor")

@@ -36,23 +36,18 @@ func statData(fi fs.FileInfo) statOf {
 }
 
 // lstatAt stats name in the open directory dirfd without following a link.
-func lstatAt(dirfd int, name, path string) (statOf, fs.FileMode, error) {
+// Its error is the bare errno: the caller names the path.
+func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return statOf{}, 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
+	if err := fstatat(dirfd, name, &st); err != nil {
+		return statOf{}, 0, err
 	}
 	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, kind: kindFile}
-	var typ fs.FileMode
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-	case unix.S_IFLNK:
-		typ, s.kind = fs.ModeSymlink, kindLink
-	case unix.S_IFDIR:
-		typ = fs.ModeDir
-	default:
-		typ = fs.ModeIrregular
-	}
-	if typ == 0 && st.Mode&0o111 != 0 {
+	typ := modeType(uint32(st.Mode))
+	switch {
+	case typ == fs.ModeSymlink:
+		s.kind = kindLink
+	case typ == 0 && st.Mode&0o111 != 0:
 		s.kind = kindExec
 	}
 	return s, typ, nil
@@ -62,30 +57,30 @@ func lstatAt(dirfd int, name, path string) (statOf, fs.FileMode, error) {
 // the same clock tick as the manifest's writing would not have moved it.
 func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 
-// file makes the tree file rel equal to its source src (origin says which
-// side), writing it only when its content or kind differs.
-func (m *materializer) file(rel, name string, origin origin, src string, srcDir int, t os.DirEntry, treeDir int, c *dirCounts) error {
-	s, styp, err := lstatAt(srcDir, name, src)
+// file makes the tree file dirRel/name equal to its source in srcRoot
+// (origin says which side), writing it only when its content or kind
+// differs. An unchanged file costs two fstatat calls and no allocation.
+func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir int, t *dirEnt, treeDir int, c *dirCounts) error {
+	s, styp, err := lstatAt(srcDir, name)
 	if err != nil {
-		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
+		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, join(srcRoot, joinRel(dirRel, name)), err)
 	}
 	if s.kind == kindLink && origin == FromOverlay {
-		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", src)
+		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(srcRoot, joinRel(dirRel, name)))
 	}
 	if styp != 0 && s.kind != kindLink {
-		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, src)
+		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, join(srcRoot, joinRel(dirRel, name)))
 	}
-	idx := m.old.find(rel)
+	idx := c.old.file(name)
 	var old *entry
 	if idx >= 0 {
 		old = &m.old.entries[idx]
 		m.seen[idx] = true
 	}
-	dst := join(m.tree, rel)
 	var tr statOf
 	haveTree := false
-	if t != nil && !t.IsDir() && treeDir >= 0 {
-		if st, typ, err := lstatAt(treeDir, name, dst); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
+	if t != nil && !t.isDir() && treeDir >= 0 {
+		if st, typ, err := lstatAt(treeDir, name); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
 			tr, haveTree = st, true
 		}
 	}
@@ -97,6 +92,8 @@ func (m *materializer) file(rel, name string, origin origin, src string, srcDir 
 		c.unchanged++
 		return nil
 	}
+	rel := joinRel(dirRel, name)
+	src, dst := join(srcRoot, rel), join(m.tree, rel)
 	b := m.getBufs()
 	defer m.bufs.Put(b)
 	var data []byte
@@ -125,13 +122,21 @@ func (m *materializer) file(rel, name string, origin origin, src string, srcDir 
 				mtime = s.mtime
 				// Chtimes moved the tree file's ctime: record the new one, or
 				// the next run would take the tree copy for a hand edit.
-				if st, _, err := lstatAt(treeDir, name, dst); err == nil {
+				if st, _, err := lstatAt(treeDir, name); err == nil {
 					tr.ctime = st.ctime
 				}
 				c.touched++
 				c.changed = append(c.changed, rel)
 			} else {
 				c.unchanged++
+				if old != nil && (m.racy(s.mtime) || m.racy(tr.mtime)) {
+					// Verified by content because its times were too
+					// recent to trust: rewrite the manifest (as git
+					// rewrites its index), so that its newer mtime lets
+					// the next run trust them instead of reading them again
+					// on every no-op.
+					m.dirty.Store(true)
+				}
 			}
 			m.record(idx, entry{path: rel, size: tr.size, mTime: mtime, cTime: tr.ctime, ino: tr.ino, hash: sum, origin: origin, kind: s.kind,
 				srcSize: s.size, srcMTime: s.mtime, srcCTime: s.ctime, srcIno: s.ino}, c)
@@ -145,7 +150,7 @@ func (m *materializer) file(rel, name string, origin origin, src string, srcDir 
 			return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
 		}
 	}
-	if t != nil && t.IsDir() {
+	if t != nil && t.isDir() {
 		if err := os.RemoveAll(dst); err != nil {
 			return fmt.Errorf("overlays: removing directory %s where a file belongs: %w; make %s writable", dst, err, m.tree)
 		}

@@ -73,8 +73,8 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
 	}
-	m.spawn("", true, m.overlay != "")
-	m.wg.Wait()
+	m.q.push(dirJob{inPristine: true, inOverlay: m.overlay != "", old: oldCursor{es: m.old.entries}})
+	m.q.run(workers, m.job)
 	if m.err != nil {
 		return Stats{}, nil, m.err
 	}
@@ -103,22 +103,23 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 // the workers found.
 type materializer struct {
 	pristine, overlay, tree string
-	records                 map[string]bool
+	records                 map[string]map[string]bool // directory -> names of records in it
 	old                     *Manifest
-	seen                    []bool // old.Entries[i] still names a tree file
+	seen                    []bool // old.entries[i] still names a tree file
 
-	sem   chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex // guards stats, extra and err
-	stats Stats
-	extra [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
-	err   error
-	dirty atomic.Bool // the manifest must be rewritten
-	bufs  sync.Pool
+	q        dirQueue
+	mu       sync.Mutex // guards stats, extra and err
+	stats    Stats
+	extra    [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	err      error
+	dirty    atomic.Bool // the manifest must be rewritten
+	bufs     sync.Pool
+	listings sync.Pool // of *listings
 }
 
 func newMaterializer(pristine, overlay, tree string, records []string) (*materializer, error) {
-	m := &materializer{records: map[string]bool{}, sem: make(chan struct{}, max(1, workers))}
+	m := &materializer{records: map[string]map[string]bool{}}
+	m.listings.New = func() any { return new(listings) }
 	var err error
 	if m.pristine, err = sourceDir("pristine source", pristine, "run the pristine step first, or fix source.dir in mlxbuild.yaml"); err != nil {
 		return nil, err
@@ -146,7 +147,14 @@ func newMaterializer(pristine, overlay, tree string, records []string) (*materia
 		if err := checkRel("record", r); err != nil {
 			return nil, err
 		}
-		m.records[r] = true
+		dir, name := "", r
+		if i := strings.LastIndexByte(r, '/'); i >= 0 {
+			dir, name = r[:i], r[i+1:]
+		}
+		if m.records[dir] == nil {
+			m.records[dir] = map[string]bool{}
+		}
+		m.records[dir][name] = true
 	}
 	return m, nil
 }
@@ -186,21 +194,15 @@ func checkRel(what, p string) error {
 	return nil
 }
 
-// spawn schedules the directory rel. Parents never wait for their children
-// (only the top-level WaitGroup does), so the semaphore cannot deadlock.
-func (m *materializer) spawn(rel string, inPristine, inOverlay bool) {
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		m.sem <- struct{}{}
-		defer func() { <-m.sem }()
-		if m.failed() {
-			return
-		}
-		if err := m.dir(rel, inPristine, inOverlay); err != nil {
-			m.fail(err)
-		}
-	}()
+// job works on one directory; after the first failure it only drains the
+// queue.
+func (m *materializer) job(j dirJob) {
+	if m.failed() {
+		return
+	}
+	if err := m.dir(j); err != nil {
+		m.fail(err)
+	}
 }
 
 func (m *materializer) failed() bool {
@@ -225,70 +227,48 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
-// openDir opens a directory and lists it sorted by name; a missing one is
-// empty (and nil). The open directory lets file stat its entries with
-// fstatat relative to it, which saves the kernel a walk of the whole path.
-func openDir(what, dir string) (*os.File, []os.DirEntry, error) {
-	f, err := os.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	var es []os.DirEntry
-	if err == nil {
-		es, err = f.ReadDir(-1)
-	}
-	if err != nil {
-		if f != nil {
-			f.Close()
-		}
-		return nil, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, err)
-	}
-	slices.SortFunc(es, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return f, es, nil
-}
+// listings are one directory's three listings, reused by the next
+// directory a worker takes (the entries are copied out of them, never
+// kept).
+type listings struct{ p, o, t []dirEnt }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
 type dirFDs struct{ pristine, overlay, tree int }
 
-func fdOf(f *os.File) int {
-	if f == nil {
-		return -1
-	}
-	return int(f.Fd())
-}
-
 // dir brings one directory of the tree in line with the same directory of
 // pristine and overlay, and schedules its subdirectories. The three listings
 // are merged by name (each is sorted).
-func (m *materializer) dir(rel string, inPristine, inOverlay bool) error {
-	var ps, os_, ts []os.DirEntry
-	var pf, of, tf *os.File
-	var err error
+func (m *materializer) dir(j dirJob) error {
+	rel := j.rel
+	l := m.listings.Get().(*listings)
+	l.p, l.o, l.t = l.p[:0], l.o[:0], l.t[:0] // a directory not listed on a side is empty there
+	var ps, os_, ts []dirEnt
+	fds := dirFDs{-1, -1, -1}
 	defer func() {
-		for _, f := range []*os.File{pf, of, tf} {
-			if f != nil {
-				f.Close()
-			}
-		}
+		closeDir(fds.pristine)
+		closeDir(fds.overlay)
+		closeDir(fds.tree)
+		m.listings.Put(l)
 	}()
-	if inPristine {
-		if pf, ps, err = openDir("pristine", join(m.pristine, rel)); err != nil {
+	var err error
+	if j.inPristine {
+		if fds.pristine, l.p, err = listDir("pristine", join(m.pristine, rel), l.p); err != nil {
 			return err
 		}
 	}
-	if inOverlay {
-		if of, os_, err = openDir("overlay", join(m.overlay, rel)); err != nil {
+	if j.inOverlay {
+		if fds.overlay, l.o, err = listDir("overlay", join(m.overlay, rel), l.o); err != nil {
 			return err
 		}
 	}
-	if tf, ts, err = openDir("tree", join(m.tree, rel)); err != nil {
+	if fds.tree, l.t, err = listDir("tree", join(m.tree, rel), l.t); err != nil {
 		return err
 	}
-	fds := dirFDs{fdOf(pf), fdOf(of), fdOf(tf)}
-	var c dirCounts
+	ps, os_, ts = l.p, l.o, l.t
+	c := dirCounts{old: j.old, records: m.records[rel]}
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
-		var p, o, t os.DirEntry
+		var p, o, t *dirEnt
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
@@ -320,40 +300,39 @@ type dirCounts struct {
 	changed                                        []string
 	handEdited                                     []string
 	extra                                          []entry
+
+	old     oldCursor       // the old manifest's entries not yet passed
+	records map[string]bool // names of records in this directory
 }
 
-func minName(lists ...[]os.DirEntry) string {
+func minName(lists ...[]dirEnt) string {
 	name, ok := "", false
 	for _, l := range lists {
-		if len(l) > 0 && (!ok || l[0].Name() < name) {
-			name, ok = l[0].Name(), true
+		if len(l) > 0 && (!ok || l[0].name < name) {
+			name, ok = l[0].name, true
 		}
 	}
 	return name
 }
 
-func take(l []os.DirEntry, name string) (os.DirEntry, []os.DirEntry) {
-	if len(l) > 0 && l[0].Name() == name {
-		return l[0], l[1:]
+func take(l []dirEnt, name string) (*dirEnt, []dirEnt) {
+	if len(l) > 0 && l[0].name == name {
+		return &l[0], l[1:]
 	}
 	return nil, l
 }
 
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
-// nothing.
-func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, fds dirFDs, c *dirCounts) error {
-	rel := name
-	if dirRel != "" {
-		rel = dirRel + "/" + name
-	}
+// nothing. It builds no path for a file that turns out unchanged.
+func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c *dirCounts) error {
 	if dirRel == "" && name == ".git" {
 		p, o = nil, nil // the checkout's (or the overlay's) repository is not source
 	}
 	if strings.HasPrefix(name, tmpPrefix) {
 		p, o = nil, nil // ours, left by a killed run
 	}
-	if o != nil && m.records[rel] {
+	if o != nil && c.records[name] {
 		o = nil
 	}
 	if o != nil {
@@ -362,40 +341,51 @@ func (m *materializer) entry(dirRel, name string, p, o, t os.DirEntry, fds dirFD
 			// outputs, where line-based formats cannot hold it.
 			return fmt.Errorf("overlays: overlay entry %s: %v", join(m.overlay, dirRel), err)
 		}
-		switch typ := o.Type(); {
-		case typ&fs.ModeSymlink != 0:
-			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, rel))
-		case !typ.IsDir() && !typ.IsRegular():
-			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", join(m.overlay, rel), typ.Type())
+		switch o.typ {
+		case fs.ModeSymlink:
+			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, joinRel(dirRel, name)))
+		case fs.ModeIrregular:
+			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", join(m.overlay, joinRel(dirRel, name)), irregularType(fds.overlay, name))
 		}
 	}
-	if p != nil && !p.IsDir() && !p.Type().IsRegular() && p.Type()&fs.ModeSymlink == 0 {
-		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", join(m.pristine, rel), p.Type().Type())
+	if p != nil && p.typ == fs.ModeIrregular {
+		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", join(m.pristine, joinRel(dirRel, name)), irregularType(fds.pristine, name))
 	}
 	switch {
-	case o != nil && o.IsDir():
-		if p != nil && !p.IsDir() {
+	case o != nil && o.isDir():
+		if p != nil && !p.isDir() {
+			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay directory %s would replace the pristine file %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.wantDir(rel, p != nil, true, t, c)
+		return m.wantDir(joinRel(dirRel, name), p != nil, true, t, c)
 	case o != nil:
-		if p != nil && p.IsDir() {
+		if p != nil && p.isDir() {
+			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(rel, name, FromOverlay, join(m.overlay, rel), fds.overlay, t, fds.tree, c)
-	case p != nil && p.IsDir():
-		return m.wantDir(rel, true, false, t, c)
+		return m.file(dirRel, name, FromOverlay, m.overlay, fds.overlay, t, fds.tree, c)
+	case p != nil && p.isDir():
+		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(rel, name, fromPristine, join(m.pristine, rel), fds.pristine, t, fds.tree, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, fds.pristine, t, fds.tree, c)
 	case t != nil:
-		return m.remove(rel, t, c)
+		return m.remove(joinRel(dirRel, name), t, c)
 	}
 	return nil
 }
 
-// wantDir makes rel a directory of the tree and schedules it.
-func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t os.DirEntry, c *dirCounts) error {
-	if t != nil && !t.IsDir() {
+// joinRel is the slash path of name in the directory dirRel ("" the root).
+func joinRel(dirRel, name string) string {
+	if dirRel == "" {
+		return name
+	}
+	return dirRel + "/" + name
+}
+
+// wantDir makes rel a directory of the tree and schedules it, with its part
+// of the old manifest.
+func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t *dirEnt, c *dirCounts) error {
+	if t != nil && !t.isDir() {
 		if err := m.remove(rel, t, c); err != nil {
 			return err
 		}
@@ -406,16 +396,16 @@ func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t os.DirE
 			return fmt.Errorf("overlays: creating tree directory %s: %w; make %s writable", join(m.tree, rel), err, m.tree)
 		}
 	}
-	m.spawn(rel, inPristine, inOverlay)
+	m.q.push(dirJob{rel: rel, inPristine: inPristine, inOverlay: inOverlay, old: c.old.dir(rel[strings.LastIndexByte(rel, '/')+1:])})
 	return nil
 }
 
 // remove deletes a tree entry that should not be there, counting the files
 // it held.
-func (m *materializer) remove(rel string, t os.DirEntry, c *dirCounts) error {
+func (m *materializer) remove(rel string, t *dirEnt, c *dirCounts) error {
 	abs := join(m.tree, rel)
 	n := 1
-	if t.IsDir() {
+	if t.isDir() {
 		n = 0
 		filepath.WalkDir(abs, func(_ string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
@@ -427,7 +417,7 @@ func (m *materializer) remove(rel string, t os.DirEntry, c *dirCounts) error {
 	if err := os.RemoveAll(abs); err != nil {
 		return fmt.Errorf("overlays: removing %s from the tree: %w; make %s writable", abs, err, m.tree)
 	}
-	if strings.HasPrefix(t.Name(), tmpPrefix) {
+	if strings.HasPrefix(t.name, tmpPrefix) {
 		return nil // debris of a killed run, not a change
 	}
 	c.removed += n

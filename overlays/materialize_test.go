@@ -412,13 +412,88 @@ func TestComparePathsIsWalkOrder(t *testing.T) {
 	}
 }
 
-func TestQuotedPathsRoundTrip(t *testing.T) {
-	for _, p := range []string{"plain/file.h", "tab\there", "new\nline", `back\slash`, `"quoted"`, "ünï"} {
-		if got := unquotePath(quotePath(p)); got != p {
-			t.Errorf("%q -> %q -> %q", p, quotePath(p), got)
+// TestManifestPathsOfAnyBytesRoundTrip: paths are length-prefixed, so a
+// tab, a newline, quotes or a backslash in a name cannot break an entry.
+func TestManifestPathsOfAnyBytesRoundTrip(t *testing.T) {
+	m := &Manifest{}
+	for i, p := range []string{"plain/file.h", "tab\there", "new\nline", `back\slash`, `"quoted"`, "ünï", "nul\x00byte"} {
+		m.entries = append(m.entries, entry{path: p, size: int64(i), mTime: -int64(i) << 40, ino: uint64(i) << 50, kind: kindExec, origin: FromOverlay,
+			srcSize: 7, srcMTime: 1 << 62, srcIno: 9, cTime: -1, srcCTime: int64(i)})
+		m.entries[i].hash[i] = byte(i + 1)
+	}
+	slices.SortFunc(m.entries, func(a, b entry) int { return comparePaths(a.path, b.path) })
+	path := filepath.Join(t.TempDir(), "tree.manifest")
+	if err := m.write(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := readManifest(path); !slices.Equal(got.entries, m.entries) {
+		t.Errorf("read back %+v\nwant %+v", got.entries, m.entries)
+	}
+	// A file cut short anywhere reads as empty, never as part of a manifest.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(data); n += 7 {
+		if err := os.WriteFile(path, data[:n], 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if q := quotePath(p); strings.ContainsAny(q, "\t\n") {
-			t.Errorf("%q quoted to %q, which breaks a line", p, q)
+		if got := readManifest(path); len(got.entries) != 0 {
+			t.Fatalf("cut at %d of %d bytes: read %d entries", n, len(data), len(got.entries))
+		}
+	}
+}
+
+// TestRacyEntriesAreVerifiedOnce: entries whose times are not older than
+// the manifest are read by content; the run that finds them unchanged
+// rewrites the manifest, so the next no-op trusts them and writes nothing.
+func TestRacyEntriesAreVerifiedOnce(t *testing.T) {
+	f := newFixture(t)
+	f.run(t)
+	time.Sleep(20 * time.Millisecond)
+	// Back-date the manifest: now every entry is as recent as it, or more.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f.manifest, old, old); err != nil {
+		t.Fatal(err)
+	}
+	ids := statIDs(t, f.tree)
+	if st := f.run(t); st.Unchanged != len(f.want()) || len(st.Changed) != 0 {
+		t.Fatalf("racy run: %+v, want everything unchanged", st)
+	}
+	m1, err := os.Lstat(f.manifest)
+	if err != nil || !m1.ModTime().After(old.Add(time.Minute)) {
+		t.Fatalf("the run that verified racy entries did not rewrite the manifest (%v, %v)", m1.ModTime(), err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	f.run(t)
+	if m2, _ := os.Lstat(f.manifest); statData(m1) != statData(m2) {
+		t.Error("a no-op after the racy entries were verified rewrote the manifest again")
+	}
+	if !mapsEqual(ids, statIDs(t, f.tree)) {
+		t.Error("verifying racy entries rewrote tree files")
+	}
+}
+
+// TestWrittenFilesRecordTheirCtimeAfterRename: rename moves a file's
+// ctime, so the manifest must hold the ctime the tree file has after it,
+// or the next no-op would read every file just written.
+func TestWrittenFilesRecordTheirCtimeAfterRename(t *testing.T) {
+	f := newFixture(t)
+	writeFiles(t, f.pristine, files{"link-target.h": "x\n"})
+	if err := os.Symlink("link-target.h", filepath.Join(f.pristine, "link.h")); err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := Materialize(f.pristine, f.overlay, f.tree, f.manifest, testRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.entries {
+		fi, err := os.Lstat(filepath.Join(f.tree, e.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := statData(fi); s.ctime != e.cTime || s.ino != e.ino || s.mtime != e.mTime {
+			t.Errorf("%s: manifest has ctime %d ino %d, the tree file %d %d", e.path, e.cTime, e.ino, s.ctime, s.ino)
 		}
 	}
 }

@@ -134,7 +134,7 @@ func pristineDir(ctx context.Context, s Source) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		return dir, nil // not a checkout: nothing to verify against
 	}
-	head, err := git(ctx, dir, "rev-parse", "HEAD")
+	head, err := headOf(ctx, dir)
 	if err != nil {
 		return "", fmt.Errorf("overlays: reading HEAD of source.dir %s: %w; check that it is a valid git checkout", dir, err)
 	}
@@ -150,7 +150,7 @@ func atPin(ctx context.Context, checkout, pin string) (bool, error) {
 	if _, err := os.Stat(checkout); err != nil {
 		return false, nil
 	}
-	head, err := git(ctx, checkout, "rev-parse", "HEAD")
+	head, err := headOf(ctx, checkout)
 	if err == nil && head == pin {
 		return true, nil
 	}

@@ -24,12 +24,26 @@ func writeAtomic(path string, data []byte, kind kind) (statOf, error) {
 	for attempt := 0; ; attempt++ {
 		tmp := dir + "/" + tmpPrefix + base + "-" + strconv.FormatUint(rand.Uint64()&0xffffffff, 36)
 		var st statOf
-		err := create(tmp, data, kind, &st)
+		f, err := create(tmp, data, kind, &st)
 		if os.IsExist(err) && attempt < 10 {
 			continue
 		}
 		if err == nil {
 			err = os.Rename(tmp, path)
+		}
+		if err == nil {
+			// rename moves the file's ctime: record the one it has now,
+			// or the next run would take every file just written for a
+			// changed one and read it again. A regular file is asked
+			// through its own descriptor (still ours whatever happened
+			// to the name since); a link by name, kept only if it is
+			// still the inode we made.
+			st = statAfterRename(f, path, st)
+		}
+		if f != nil {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 		}
 		if err != nil {
 			os.Remove(tmp)
@@ -39,19 +53,41 @@ func writeAtomic(path string, data []byte, kind kind) (statOf, error) {
 	}
 }
 
+// statAfterRename is the stat data of the file just renamed to path: f's
+// (a regular file, still open) or, for a link (f nil), path's if it is
+// still the inode in st. On any doubt it keeps st, whose ctime then differs
+// and makes the next run verify the file by content.
+func statAfterRename(f *os.File, path string, st statOf) statOf {
+	var fi os.FileInfo
+	var err error
+	if f != nil {
+		fi, err = f.Stat()
+	} else {
+		fi, err = os.Lstat(path)
+	}
+	if err != nil {
+		return st
+	}
+	if now := statData(fi); now.ino == st.ino && now.size == st.size && now.mtime == st.mtime && now.kind == st.kind {
+		return now
+	}
+	return st
+}
+
 // create makes the temporary file and reports its stat data, which rename
-// keeps (same inode, same mtime).
-func create(tmp string, data []byte, kind kind, st *statOf) error {
+// keeps (same inode, same mtime; not the ctime, see statAfterRename). A
+// regular file is returned open, for statAfterRename.
+func create(tmp string, data []byte, kind kind, st *statOf) (*os.File, error) {
 	if kind == kindLink {
 		if err := os.Symlink(string(data), tmp); err != nil {
-			return err
+			return nil, err
 		}
 		fi, err := os.Lstat(tmp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		*st = statData(fi)
-		return nil
+		return nil, nil
 	}
 	perm := os.FileMode(0o644)
 	if kind == kindExec {
@@ -59,7 +95,7 @@ func create(tmp string, data []byte, kind kind, st *statOf) error {
 	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -71,8 +107,9 @@ func create(tmp string, data []byte, kind kind, st *statOf) error {
 			*st = statData(fi)
 		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return err
+	return f, nil
 }

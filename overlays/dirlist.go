@@ -1,0 +1,107 @@
+package overlays
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirEnt is one name of a directory listing and its type as the listing
+// reports it: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, or
+// fs.ModeIrregular for anything else.
+type dirEnt struct {
+	name string
+	typ  fs.FileMode
+}
+
+func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
+
+// listDir opens a directory and lists it sorted by name, appending to
+// into[:0] (a slice the caller reuses); a missing one is empty, with fd -1. The caller closes fd (closeDir) and stats the entries
+// with fstatat relative to it, which saves the kernel a walk of the whole
+// path. The directory is opened and read with plain system calls, not
+// os.File: os.File registers every descriptor with the runtime's poller and
+// Fd() switches it back to blocking mode, four system calls per directory
+// that a no-op has no use for.
+func listDir(what, dir string, into []dirEnt) (int, []dirEnt, error) {
+	fd, err := openDirFD(dir)
+	if errors.Is(err, unix.ENOENT) {
+		return -1, into[:0], nil
+	}
+	var es []dirEnt
+	if err == nil {
+		if es, err = readDirFD(fd, into[:0]); err != nil {
+			closeDir(fd)
+		}
+	}
+	if err != nil {
+		return -1, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, err)
+	}
+	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
+	return fd, es, nil
+}
+
+func openDirFD(dir string) (int, error) {
+	for {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func closeDir(fd int) {
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+}
+
+// typeAt is the type of name in the open directory dirfd, for a listing
+// that did not say (DT_UNKNOWN on some file systems).
+func typeAt(dirfd int, name string) (fs.FileMode, error) {
+	var st unix.Stat_t
+	if err := fstatat(dirfd, name, &st); err != nil {
+		return 0, err
+	}
+	return modeType(uint32(st.Mode)), nil
+}
+
+// modeType maps a stat mode to the types a dirEnt holds.
+func modeType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
+}
+
+// irregularType names, for an error, what kind of file name in dirfd is:
+// "p---------" for a named pipe, as fs.FileMode prints it.
+func irregularType(dirfd int, name string) string {
+	var st unix.Stat_t
+	if err := fstatat(dirfd, name, &st); err != nil {
+		return "unknown type"
+	}
+	var t fs.FileMode
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		t = fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		t = fs.ModeSocket
+	case unix.S_IFCHR:
+		t = fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		t = fs.ModeDevice
+	default:
+		t = modeType(uint32(st.Mode))
+	}
+	return t.String()
+}

@@ -1,0 +1,36 @@
+//go:build !linux
+
+package overlays
+
+import (
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// readDirFD lists the open directory fd. Outside Linux there is no getdents
+// in golang.org/x/sys/unix, so it reads through os.File, which owns and
+// closes a duplicate of fd.
+func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(dup), "")
+	defer f.Close()
+	es, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range es {
+		t := e.Type() & fs.ModeType
+		switch {
+		case t == 0, t == fs.ModeDir, t == fs.ModeSymlink:
+		default:
+			t = fs.ModeIrregular
+		}
+		out = append(out, dirEnt{name: e.Name(), typ: t})
+	}
+	return out, nil
+}

@@ -23,7 +23,12 @@ type Step struct {
 var (
 	compileRe  = lazyregexp.New(`^Building (\w+) object (.+)$`)
 	linkStepRe = lazyregexp.New(`^Linking (\w+) (?:static library|shared library|executable|shared module) (.+)$`)
-	objDirRe   = lazyregexp.New(`^(.*?)CMakeFiles/[^/]+\.dir/(.+?)\.(?:o|obj)$`)
+	objDirRe   = lazyregexp.New(`^(.*?)CMakeFiles/([^/]+)\.dir/(.+?)\.(?:o|obj)$`)
+	// depSrcRe finds a dependency's unpacked source in the store
+	// (<cache>/deps/src/<sha256>/...): CMake names the object of a source
+	// outside the tree by its whole path, which would fill the line, so
+	// the step is shown as the target's and the path inside the source.
+	depSrcRe = lazyregexp.New(`(?:^|/)deps/src/[0-9a-f]{64}/(.+)$`)
 )
 
 // parseStep reads Ninja's description of an edge (CMake's wording).
@@ -31,7 +36,10 @@ func parseStep(desc string) Step {
 	if m := compileRe.FindStringSubmatch(desc); m != nil {
 		src := m[2]
 		if o := objDirRe.FindStringSubmatch(m[2]); o != nil {
-			src = o[1] + o[2]
+			src = o[1] + o[3]
+			if d := depSrcRe.FindStringSubmatch(o[3]); d != nil {
+				src = o[2] + "/" + d[1] // the target that compiles it: gguflib/fp16.c
+			}
 		}
 		return Step{Kind: m[1], Output: m[2], Display: m[1] + " " + src}
 	}

@@ -162,3 +162,21 @@ func TestJobsFor(t *testing.T) {
 		t.Errorf("DefaultJobs: %d with no limit, %d with 1 PiB per job", DefaultJobs(0), DefaultJobs(1e6))
 	}
 }
+
+// TestParseStepNames: progress shows the source an edge compiles, short;
+// a dependency unpacked in the store is named by its path inside it, not
+// by the store's absolute path CMake folds into the object name.
+func TestParseStepNames(t *testing.T) {
+	sha := strings.Repeat("89cb", 16)
+	for _, c := range []struct{ desc, want string }{
+		{"Building CXX object CMakeFiles/mlx.dir/mlx/array.cpp.o", "CXX mlx/array.cpp"},
+		{"Building C object mlx/io/CMakeFiles/gguflib.dir/tmp/h200/real/cache/deps/src/" + sha + "/fp16.c.o", "C gguflib/fp16.c"},
+		{"Building CXX object _deps/fmt-build/CMakeFiles/fmt.dir/src/os.cc.o", "CXX _deps/fmt-build/src/os.cc"},
+		{"Linking CXX static library libmlx.a", "LINK libmlx.a"},
+		{"Generating gen/cuda_jit_sources.h", "Generating gen/cuda_jit_sources.h"},
+	} {
+		if got := parseStep(c.desc).Display; got != c.want {
+			t.Errorf("parseStep(%q) = %q, want %q", c.desc, got, c.want)
+		}
+	}
+}

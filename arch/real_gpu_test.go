@@ -2,6 +2,7 @@ package arch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -12,11 +13,9 @@ import (
 
 // TestCUDARealNvidiaSMI runs the real probe on a machine with NVIDIA GPUs.
 // It is opt-in (MLXBUILD_TEST_REAL_GPU=1) because CI machines have no GPU;
-// the recorded output of such a run is a fixture the other tests use.
+// there (CI set) it checks the real no-GPU failure instead. The recorded
+// output of a GPU run is a fixture the other tests use.
 func TestCUDARealNvidiaSMI(t *testing.T) {
-	if os.Getenv("MLXBUILD_TEST_REAL_GPU") == "" {
-		t.Skip("set MLXBUILD_TEST_REAL_GPU=1 on a machine with an NVIDIA GPU")
-	}
 	env := func(k string) string {
 		if k == EnvCUDA {
 			return ""
@@ -24,6 +23,18 @@ func TestCUDARealNvidiaSMI(t *testing.T) {
 		return os.Getenv(k)
 	}
 	r, err := ResolveCUDA(context.Background(), Options{Env: env})
+	if os.Getenv("MLXBUILD_TEST_REAL_GPU") == "" {
+		if os.Getenv("CI") == "" {
+			t.Skip("set MLXBUILD_TEST_REAL_GPU=1 on a machine with an NVIDIA GPU")
+		}
+		// CI has no NVIDIA GPU: the real probe on the real PATH must fail
+		// clearly, naming the variable that chooses instead.
+		var re *ResolveError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), EnvCUDA) || !strings.Contains(err.Error(), "nvidia-smi") {
+			t.Fatalf("without a GPU: got %v, %v; want a *ResolveError naming nvidia-smi and %s", r, err, EnvCUDA)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

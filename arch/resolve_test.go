@@ -139,12 +139,22 @@ func TestROCmRealRocminfoWithoutGPU(t *testing.T) {
 		}
 		t.Fatal("rocminfo is not installed; .ci/run installs it")
 	}
-	if _, err := os.Stat(defaultKFDTopology); err == nil {
-		t.Skip("this machine has a KFD topology (a real AMD GPU); the no-GPU failure cannot be shown here")
-	}
 	env := isolated(t, "/usr/bin")
 	env[envKFD] = defaultKFDTopology
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env)})
+	if _, serr := os.Stat(defaultKFDTopology); serr == nil {
+		// A real AMD GPU: the no-GPU failure cannot be shown, so the real
+		// probes must resolve it instead.
+		if err != nil || len(r.Targets) == 0 {
+			t.Fatalf("this machine has a KFD topology, yet resolving gave %v, %v", r, err)
+		}
+		for _, g := range r.Targets {
+			if verr := validate(ROCm, g); verr != nil {
+				t.Error(verr)
+			}
+		}
+		return
+	}
 	var re *ResolveError
 	if !errors.As(err, &re) {
 		t.Fatalf("got %v, %v; want a *ResolveError", r, err)

@@ -62,10 +62,22 @@ func TestCUDARealNvidiaSMI(t *testing.T) {
 
 // TestCheckRealCUDAObject builds a CUDA object with nvcc for sm_80 (cubin)
 // and sm_90a (cubin and PTX) and checks it with the real cuobjdump. Opt-in
-// like TestCUDARealNvidiaSMI.
+// like TestCUDARealNvidiaSMI; under CI it checks the no-toolkit report.
 func TestCheckRealCUDAObject(t *testing.T) {
 	if os.Getenv("MLXBUILD_TEST_REAL_GPU") == "" {
-		t.Skip("set MLXBUILD_TEST_REAL_GPU=1 on a machine with an NVIDIA GPU and the CUDA toolkit")
+		if os.Getenv("CI") == "" {
+			t.Skip("set MLXBUILD_TEST_REAL_GPU=1 on a machine with an NVIDIA GPU and the CUDA toolkit")
+		}
+		// CI has no CUDA toolkit: on the real PATH, a file with a CUDA fat
+		// binary is reported as unreadable, never as "no GPU code".
+		f := t.TempDir() + "/libk.so"
+		if err := os.WriteFile(f, []byte("...\x00.nv_fatbin\x00..."), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(context.Background(), f, Options{}); err == nil || !strings.Contains(err.Error(), "cuobjdump was not found") {
+			t.Fatalf("without a CUDA toolkit: %v; want cuobjdump named as missing", err)
+		}
+		return
 	}
 	o := Options{}
 	nvcc, ok := o.findTool("nvcc", os.Getenv("CUDA_HOME")+"/bin")

@@ -125,4 +125,3 @@ func FuzzDryRunNoWork(f *testing.F) {
 		}
 	})
 }
-

@@ -61,17 +61,32 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
-	// The cache is locked as soon as it is known, so that Ninja's own
-	// no-op check can start now, beside the rest of mlxbuild's (see
-	// cmake.DryRun: only under the lock does no other build change what it
-	// reads); it is stopped before the lock is given up.
-	unlock, err := p.lockCache(ctx)
-	if err != nil {
-		return nil, nil, err
+	// A configured build is locked as soon as its cache is known, so that
+	// Ninja's own no-op check starts now, beside the rest of mlxbuild's
+	// (cmake.DryRun: only under the lock does no other build change what
+	// it reads); it is stopped before the lock is given up. Where there is
+	// no build yet nothing is written before the configuration is checked
+	// whole: the lock waits until then.
+	var unlock func() error
+	var dry *cmake.DryRun
+	lock := func() error {
+		var err error
+		if unlock, err = p.lockCache(ctx); err == nil {
+			dry = cmake.StartDryRun(ctx, p.Layout.Build, nil)
+		}
+		return err
 	}
-	defer unlock()
-	dry := cmake.StartDryRun(ctx, p.Layout.Build, nil)
-	defer dry.Stop()
+	defer func() {
+		dry.Stop()
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	if configured(p.Layout) {
+		if err := lock(); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := p.resolve(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -88,6 +103,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, p.gapsError(gaps)
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
+	if unlock == nil {
+		if err := lock(); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	// This first decision only chooses whether to purge for a new pin
 	// (the overlay's hashes come from materializing, below).

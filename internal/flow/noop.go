@@ -2,6 +2,8 @@ package flow
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
@@ -44,4 +46,10 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", tPlan + time.Since(t)})
 	return true, nil
+}
+
+// configured says whether the layout holds a build Ninja can be asked about.
+func configured(l cache.Layout) bool {
+	_, err := os.Stat(filepath.Join(l.Build, "build.ninja"))
+	return err == nil
 }

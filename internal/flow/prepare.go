@@ -62,15 +62,24 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 	if err != nil {
 		return nil, err
 	}
+	if err := p.resolve(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolve is the part of Prepare that looks beyond the configuration: the
+// toolchain, its constraints, the architectures, the defines.
+func (p *Prepared) resolve(ctx context.Context) error {
 	o, spec := p.Opts, p.Spec
 	if err := p.locateToolchain(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.checkConstraints(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.resolveArch(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	for _, d := range spec.ActiveDefines(o.GOOS) {
 		p.Defines[d.Name] = backends.Expand(d.Value, p.Toolchain)
@@ -80,7 +89,7 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 			p.Defines[v] = arch.Join(p.Arch.Targets)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // prepareConfig is the part of Prepare that reads only the configuration:

@@ -12,6 +12,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -119,6 +120,9 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 	stats, m, err := overlays.Materialize(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
 		return overlays.Stats{}, nil, err
+	}
+	if id := fileid.Of(p.Layout.Manifest); !id.Absent {
+		p.treeKey = id.Key()
 	}
 	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil
 }

@@ -52,6 +52,9 @@ type Prepared struct {
 	}
 	sysDirs  []string
 	specHash string
+	// treeKey is the identity of the tree's manifest once this run
+	// materialized the tree ("" before, or without a manifest).
+	treeKey string
 }
 
 // Prepare loads the configuration, selects the backend (from the target's

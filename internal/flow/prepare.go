@@ -44,13 +44,13 @@ type Prepared struct {
 	Deps    []deps.Choice
 	DepsErr error
 
-	// Read or computed once per run (overlayHashes, systemDirs, specSum).
+	// Read or computed once per run (overlayHashes, libLookup, specSum).
 	overlaySums struct {
 		done  bool
 		files map[string]string
 		err   error
 	}
-	sysDirs  []string
+	libs     *backends.LibLookup
 	specHash string
 	// treeKey is the identity of the tree's manifest once this run
 	// materialized the tree ("" before, or without a manifest).

@@ -4,32 +4,42 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
-// memoVersion changes whenever an entry's meaning changes, so an older
-// mlxbuild's entries are ignored rather than misread.
-const memoVersion = 2 // 2: ROCm fields under snake_case json tags
-
-// memoEntry is one cached discovery: what it read and what it found.
-type memoEntry struct {
-	Version int               `json:"version"`
-	Env     map[string]string `json:"env"`
-	Files   []fileID          `json:"files"`
-	Result  json.RawMessage   `json:"result"`
-}
+// memoHeader starts every entry; it changes whenever an entry's form or
+// meaning changes, so an older mlxbuild's entries are ignored rather than
+// misread. 3: lines of quoted text instead of one JSON object (a no-op
+// build read two entries with encoding/json, about 0.3 ms of reflection).
+const memoHeader = "mlxbuild memo 3"
 
 // memo caches discovery results under dir (the mlxbuild cache root's
-// discovery/ folder), one JSON file per key. Discovery runs programs
+// discovery/ folder), one file per key. Discovery runs programs
 // (hipconfig, a Perl script, costs about 45 ms; cmake --version a few ms)
 // on every build, while their answers change only when a file they were
 // derived from or a variable they read changes: the entry holds both, and
 // is used only while all match. A memo with dir "" caches nothing.
+//
+// An entry is lines: the header; `env "K" "V"` for each variable read;
+// `file <identity>` for each file looked at (fileid.ID.Key, which starts
+// with the quoted path); last `result <JSON>` (json.Marshal writes no
+// newline). Checking an entry compares each file's identity line with the
+// one it has now, so nothing but the small result is decoded.
 type memo struct{ dir string }
 
-func (m memo) path(key string) string { return filepath.Join(m.dir, key+".json") }
+func (m memo) path(key string) string { return filepath.Join(m.dir, key+".memo") }
+
+// memoEntry is one cached discovery: what it read and what it found.
+type memoEntry struct {
+	env    [][2]string // name, value; in name order
+	files  []string    // fileid.ID.Key of each file, in path order
+	result []byte      // JSON
+}
 
 // load fills result from key's entry when the entry's environment values
 // (read through env) and files are unchanged.
@@ -41,19 +51,22 @@ func (m memo) load(key string, env func(string) string, result any) bool {
 	if err != nil {
 		return false
 	}
-	var e memoEntry
-	if json.Unmarshal(data, &e) != nil || e.Version != memoVersion {
+	e, ok := parseMemo(data)
+	if !ok {
 		return false
 	}
-	for k, v := range e.Env {
-		if readEnv(env, k) != v {
+	for _, kv := range e.env {
+		if readEnv(env, kv[0]) != kv[1] {
 			return false
 		}
 	}
-	if !unchanged(e.Files) {
-		return false
+	for _, f := range e.files {
+		p, _, _ := memoQuoted(f)
+		if fileid.Of(p).Key() != f {
+			return false
+		}
 	}
-	return json.Unmarshal(e.Result, result) == nil
+	return json.Unmarshal(e.result, result) == nil
 }
 
 // store writes key's entry atomically. A failure to write only costs the
@@ -66,9 +79,13 @@ func (m memo) store(key string, w *witness, result any) {
 	if err != nil {
 		return
 	}
-	data, err := json.Marshal(memoEntry{Version: memoVersion, Env: w.env, Files: w.inputs(), Result: res})
-	if err != nil {
-		return
+	e := memoEntry{result: res}
+	for k, v := range w.env {
+		e.env = append(e.env, [2]string{k, v})
+	}
+	slices.SortFunc(e.env, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	for _, id := range w.inputs() {
+		e.files = append(e.files, id.Key())
 	}
 	// Only inside a cache root mlxbuild made (it holds CACHEDIR.TAG): plan
 	// and doctor must not create one, and a directory with files but no
@@ -79,7 +96,79 @@ func (m memo) store(key string, w *witness, result any) {
 	if err := os.Mkdir(m.dir, 0o755); err != nil && !os.IsExist(err) {
 		return
 	}
-	_ = atomicfile.Write(m.path(key), data, 0o644)
+	_ = atomicfile.Write(m.path(key), formatMemo(e), 0o644)
+}
+
+// formatMemo is an entry's text (see memo).
+func formatMemo(e memoEntry) []byte {
+	b := []byte(memoHeader + "\n")
+	for _, kv := range e.env {
+		b = append(b, "env "...)
+		b = strconv.AppendQuote(b, kv[0])
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, kv[1])
+		b = append(b, '\n')
+	}
+	for _, f := range e.files {
+		b = append(b, "file "...)
+		b = append(b, f...)
+		b = append(b, '\n')
+	}
+	b = append(b, "result "...)
+	b = append(b, e.result...)
+	return append(b, '\n')
+}
+
+// parseMemo reads an entry's text. Anything else (an older form, a torn
+// file, a line it does not know) is not ok: the caller discovers again.
+func parseMemo(data []byte) (memoEntry, bool) {
+	var e memoEntry
+	s, ok := strings.CutPrefix(string(data), memoHeader+"\n")
+	if !ok || !strings.HasSuffix(s, "\n") {
+		return e, false
+	}
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		if e.result != nil {
+			return e, false // the result is the last line
+		}
+		switch kind, rest, _ := strings.Cut(line, " "); kind {
+		case "env":
+			k, tail, ok := memoQuoted(rest)
+			if !ok || !strings.HasPrefix(tail, " ") {
+				return e, false
+			}
+			v, end, ok := memoQuoted(tail[1:])
+			if !ok || end != "" {
+				return e, false
+			}
+			e.env = append(e.env, [2]string{k, v})
+		case "file":
+			if _, _, ok := memoQuoted(rest); !ok {
+				return e, false
+			}
+			e.files = append(e.files, rest)
+		case "result":
+			if !json.Valid([]byte(rest)) {
+				return e, false
+			}
+			e.result = []byte(rest)
+		default:
+			return e, false
+		}
+	}
+	return e, e.result != nil
+}
+
+// memoQuoted splits the Go-quoted string s starts with from what follows;
+// not ok when s does not start with one in strconv.Quote's own form (any
+// other spelling of the value would not be written back as it was read).
+func memoQuoted(s string) (value, tail string, ok bool) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", s, false
+	}
+	v, err := strconv.Unquote(q)
+	return v, s[len(q):], err == nil && strconv.Quote(v) == q
 }
 
 // readEnv reads a recorded variable: "child:K" is what a program run by

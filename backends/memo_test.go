@@ -87,7 +87,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 		return r
 	}
 	first := locate(1, filepath.Join(clangDir, "clang++-15"))
-	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.memo")); err != nil {
 		t.Fatalf("no cache entry written: %v", err)
 	}
 	again := locate(1, first.HIPCompiler)
@@ -151,7 +151,7 @@ func TestLocateROCmCachedKeepsNoErrors(t *testing.T) {
 	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), cacheDir); err == nil || !strings.Contains(err.Error(), "ROCM_PATH") {
 		t.Fatalf("want an error naming ROCM_PATH, got %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.memo")); !os.IsNotExist(err) {
 		t.Fatalf("an error was cached: %v", err)
 	}
 	if err := os.Rename(lib+".away", lib); err != nil {

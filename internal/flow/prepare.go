@@ -55,6 +55,8 @@ type Prepared struct {
 	// treeKey is the identity of the tree's manifest once this run
 	// materialized the tree ("" before, or without a manifest).
 	treeKey string
+	// lastBuild is kept by the first decision for the second.
+	lastBuild *lastBuild
 }
 
 // Prepare loads the configuration, selects the backend (from the target's

@@ -232,3 +232,41 @@ func TestMemoWritesOnlyIntoATaggedCacheRoot(t *testing.T) {
 		t.Fatalf("the memo wrote into an untagged directory: %v", entries)
 	}
 }
+
+// An absent tool inside an unchanged PATH directory is not looked at again,
+// so that rule must hold wherever a tool can appear: in a directory on PATH
+// (its mtime changes), and behind a PATH entry that is a symlink to a
+// directory (the link's own identity does not change; its target's does).
+func TestToolCachedSeesToolsAddedBehindLinks(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	base := t.TempDir()
+	real, link, plain, late := filepath.Join(base, "real"), filepath.Join(base, "link"), filepath.Join(base, "plain"), filepath.Join(base, "late")
+	for _, d := range []string{real, plain, late} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
+	t.Setenv("PATH", strings.Join([]string{plain, link, late}, string(os.PathListSeparator)))
+	cacheDir := cacheRoot(t)
+	find := func(wantRuns int, wantPath, wantVersion string) {
+		t.Helper()
+		p, v, err := ToolCached("cmake", cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns || p != wantPath || v.String() != wantVersion {
+			t.Fatalf("got %s %s after %d runs, want %s %s after %d", p, v, got, wantPath, wantVersion, wantRuns)
+		}
+	}
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	writeFile(t, filepath.Join(real, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
+	find(2, filepath.Join(link, "cmake"), "3.28.3")
+	find(2, filepath.Join(link, "cmake"), "3.28.3")
+	writeFile(t, filepath.Join(plain, "cmake"), countingScript(count, "cmake version 3.30.0"), 0o755)
+	find(3, filepath.Join(plain, "cmake"), "3.30.0")
+}

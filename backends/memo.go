@@ -115,16 +115,22 @@ func (m memo) store(key string, w *witness, result any) {
 	for _, id := range w.inputs() {
 		e.files = append(e.files, id.Key())
 	}
-	// Only inside a cache root mlxbuild made (it holds CACHEDIR.TAG): plan
-	// and doctor must not create one, and a directory with files but no
-	// tag is refused as a cache root (the first build writes the tag).
+	m.write(key, formatMemo(e))
+}
+
+// write replaces key's file with data when it differs. Only inside a cache
+// root mlxbuild made (it holds CACHEDIR.TAG): plan and doctor must not
+// create one, and a directory with files but no tag is refused as a cache
+// root (the first build writes the tag). A failure only costs the next run
+// the work the file saves, so it is not an error.
+func (m memo) write(key string, data []byte) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(m.dir), "CACHEDIR.TAG")); err != nil {
 		return
 	}
 	if err := os.Mkdir(m.dir, 0o755); err != nil && !os.IsExist(err) {
 		return
 	}
-	_ = atomicfile.Write(m.path(key), formatMemo(e), 0o644)
+	_, _ = atomicfile.WriteIfChanged(m.path(key), data, 0o644)
 }
 
 // formatMemo is an entry's text (see memo).

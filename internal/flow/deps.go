@@ -137,7 +137,11 @@ func (p *Prepared) toolchainGapsLibs() ([]string, error) {
 			}
 		}
 	}
-	if _, err := p.planLink(true); err != nil {
+	_, err := p.planLink(true)
+	// Every shared and system library has been looked up: keep where each
+	// was found, so the next run looks there first.
+	p.libLookup().SaveHints()
+	if err != nil {
 		libErr = err
 		var ml *backends.MissingLibraryError
 		if errors.As(err, &ml) {

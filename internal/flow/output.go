@@ -32,10 +32,11 @@ func writeLinkPlan(dir string, p *linkplan.Plan) error {
 
 // libLookup is this run's library lookup (see backends.LibLookup), made
 // once: the link plan is made twice (the toolchain check before the
-// build, the plan after it).
+// build, the plan after it). Where the last run found each library is
+// kept in the discovery cache.
 func (p *Prepared) libLookup() *backends.LibLookup {
 	if p.libs == nil {
-		p.libs = backends.NewLibLookup(systemLibDirs, systemLibGlobs)
+		p.libs = backends.NewLibLookup(systemLibDirs, systemLibGlobs, p.Layout.Discovery)
 	}
 	return p.libs
 }

@@ -1,7 +1,6 @@
 package backends
 
 import (
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,9 +27,9 @@ const memoHeader = "mlxbuild memo 3"
 //
 // An entry is lines: the header; `env "K" "V"` for each variable read;
 // `file <identity>` for each file looked at (fileid.ID.Key, which starts
-// with the quoted path); last `result <JSON>` (json.Marshal writes no
-// newline). Checking an entry compares each file's identity line with the
-// one it has now, so nothing but the small result is decoded.
+// with the quoted path); then `set "field" "value"` for each field of the
+// result (memoResult). Checking an entry compares each file's identity line
+// with the one it has now, so nothing but the small result is decoded.
 type memo struct{ dir string }
 
 func (m memo) path(key string) string { return filepath.Join(m.dir, key+".memo") }
@@ -39,12 +38,12 @@ func (m memo) path(key string) string { return filepath.Join(m.dir, key+".memo")
 type memoEntry struct {
 	env    [][2]string // name, value; in name order
 	files  []string    // fileid.ID.Key of each file, in path order
-	result []byte      // JSON
+	result [][2]string // the result's fields: name, value
 }
 
 // load fills result from key's entry when the entry's environment values
 // (read through env) and files are unchanged.
-func (m memo) load(key string, env func(string) string, result any) bool {
+func (m memo) load(key string, env func(string) string, result memoResult) bool {
 	if m.dir == "" {
 		return false
 	}
@@ -64,7 +63,12 @@ func (m memo) load(key string, env func(string) string, result any) bool {
 	if !unchangedKeys(e.files) {
 		return false
 	}
-	return json.Unmarshal(e.result, result) == nil
+	for _, f := range e.result {
+		if !result.setMemoField(f[0], f[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // unchangedKeys reports whether every file still has the identity its key
@@ -99,15 +103,11 @@ func unchangedKeys(keys []string) bool {
 
 // store writes key's entry atomically. A failure to write only costs the
 // next run a discovery, so it is not an error.
-func (m memo) store(key string, w *witness, result any) {
+func (m memo) store(key string, w *witness, result memoResult) {
 	if m.dir == "" {
 		return
 	}
-	res, err := json.Marshal(result)
-	if err != nil {
-		return
-	}
-	e := memoEntry{result: res}
+	e := memoEntry{result: result.memoFields()}
 	for k, v := range w.env {
 		e.env = append(e.env, [2]string{k, v})
 	}
@@ -136,67 +136,93 @@ func (m memo) write(key string, data []byte) {
 // formatMemo is an entry's text (see memo).
 func formatMemo(e memoEntry) []byte {
 	b := []byte(memoHeader + "\n")
-	for _, kv := range e.env {
-		b = append(b, "env "...)
+	pair := func(kind string, kv [2]string) {
+		b = append(b, kind...)
 		b = strconv.AppendQuote(b, kv[0])
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, kv[1])
 		b = append(b, '\n')
+	}
+	for _, kv := range e.env {
+		pair("env ", kv)
 	}
 	for _, f := range e.files {
 		b = append(b, "file "...)
 		b = append(b, f...)
 		b = append(b, '\n')
 	}
-	b = append(b, "result "...)
-	b = append(b, e.result...)
-	return append(b, '\n')
+	for _, kv := range e.result {
+		pair("set ", kv)
+	}
+	return b
 }
 
 // parseMemo reads an entry's text. Anything else (an older form, a torn
-// file, a line it does not know) is not ok: the caller discovers again.
+// file, a line it does not know, lines out of their order) is not ok: the
+// caller discovers again.
 func parseMemo(data []byte) (memoEntry, bool) {
 	var e memoEntry
 	s, ok := strings.CutPrefix(string(data), memoHeader+"\n")
 	if !ok || !strings.HasSuffix(s, "\n") {
 		return e, false
 	}
+	order := 0 // env, then file, then set lines
 	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
-		if e.result != nil {
-			return e, false // the result is the last line
-		}
-		switch kind, rest, _ := strings.Cut(line, " "); kind {
+		kind, rest, _ := strings.Cut(line, " ")
+		step := -1
+		switch kind {
 		case "env":
-			k, tail, ok := memoQuoted(rest)
-			if !ok || !strings.HasPrefix(tail, " ") {
-				return e, false
-			}
-			v, end, ok := memoQuoted(tail[1:])
-			if !ok || end != "" {
-				return e, false
-			}
-			e.env = append(e.env, [2]string{k, v})
+			step = 0
 		case "file":
+			step = 1
+		case "set":
+			step = 2
+		}
+		if step < order {
+			return e, false
+		}
+		order = step
+		if kind == "file" {
 			if _, _, ok := memoQuoted(rest); !ok {
 				return e, false
 			}
 			e.files = append(e.files, rest)
-		case "result":
-			if !json.Valid([]byte(rest)) {
-				return e, false
-			}
-			e.result = []byte(rest)
-		default:
+			continue
+		}
+		k, tail, ok := memoQuoted(rest)
+		if !ok || !strings.HasPrefix(tail, " ") {
 			return e, false
 		}
+		v, end, ok := memoQuoted(tail[1:])
+		if !ok || end != "" {
+			return e, false
+		}
+		if kind == "env" {
+			e.env = append(e.env, [2]string{k, v})
+		} else {
+			e.result = append(e.result, [2]string{k, v})
+		}
 	}
-	return e, e.result != nil
+	return e, len(e.result) > 0
 }
 
 // memoQuoted splits the Go-quoted string s starts with from what follows;
 // not ok when s does not start with one in strconv.Quote's own form (any
 // other spelling of the value would not be written back as it was read).
 func memoQuoted(s string) (value, tail string, ok bool) {
+	// Printable ASCII without a quote or a backslash, which strconv.Quote
+	// writes as it is: nearly every path and value, read without a copy.
+	if len(s) > 0 && s[0] == '"' {
+		for i := 1; i < len(s); i++ {
+			c := s[i]
+			if c == '"' {
+				return s[1:i], s[i+1:], true
+			}
+			if c < ' ' || c > '~' || c == '\\' {
+				break
+			}
+		}
+	}
 	q, err := strconv.QuotedPrefix(s)
 	if err != nil {
 		return "", s, false

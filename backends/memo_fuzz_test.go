@@ -2,7 +2,11 @@ package backends
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 )
 
 // FuzzParseMemo feeds arbitrary entry files to the memo's reader: it must
@@ -10,10 +14,10 @@ import (
 // formatMemo (so nothing of a torn or foreign file is half read).
 func FuzzParseMemo(f *testing.F) {
 	for _, s := range []string{
-		memoHeader + "\nenv \"ROCM_PATH\" \"\"\nenv \"child:PATH\" \"/usr/bin:/bin\"\nfile \"/opt/rocm\" absent\nfile \"/usr/bin/hipconfig\" 420 10 1 2 3 4 -> \"hipconfig.pl\"\nresult {\"root\":\"/usr\",\"version\":\"5.2.21153\"}\n",
-		memoHeader + "\nresult {}\n",
-		memoHeader + "\nresult {}\nfile \"/x\" absent\n",
-		memoHeader + "\nenv \"K\"\nresult {}\n",
+		memoHeader + "\nenv \"ROCM_PATH\" \"\"\nenv \"child:PATH\" \"/usr/bin:/bin\"\nfile \"/opt/rocm\" absent\nfile \"/usr/bin/hipconfig\" 420 10 1 2 3 4 -> \"hipconfig.pl\"\nset \"root\" \"/usr\"\nset \"version\" \"5.2.21153\"\n",
+		memoHeader + "\nset \"path\" \"\"\n",
+		memoHeader + "\nset \"path\" \"/x\"\nfile \"/x\" absent\n",
+		memoHeader + "\nenv \"K\"\nset \"path\" \"/x\"\n",
 		"{\"version\":2,\"env\":{},\"files\":[],\"result\":{}}",
 		"",
 	} {
@@ -30,21 +34,62 @@ func FuzzParseMemo(f *testing.F) {
 	})
 }
 
-// TestMemoIgnoresOtherForms checks that an entry of the JSON form (memo 2)
-// or a torn entry is not used: discovery runs again and rewrites it.
+// TestMemoIgnoresOtherForms checks that an entry of the JSON form (memo 2),
+// a torn entry or one with lines out of order is not used.
 func TestMemoIgnoresOtherForms(t *testing.T) {
 	for _, bad := range []string{
 		`{"version":2,"env":{},"files":[],"result":{"path":"/usr/bin/cmake","version":"3.25.1"}}`,
-		memoHeader + "\nresult {\"path\":\"/usr/bin/cmake\"",
-		memoHeader + "\nfile \"/nonexistent\" absent\nresult {\"path\":\"/x\",\"version\":\"1.0.0\"}\nresult {}\n",
+		memoHeader + "\nset \"path\" \"/usr/bin/cmake\"",
+		memoHeader + "\nset \"path\" \"/x\"\nfile \"/nonexistent\" absent\n",
+		memoHeader + "\nfile \"/nonexistent\" absent\n",
+		memoHeader + "\nresult {}\n",
 	} {
 		if _, ok := parseMemo([]byte(bad)); ok {
 			t.Errorf("entry %q was read", bad)
 		}
 	}
-	e := memoEntry{env: [][2]string{{"PATH", "/a\nb"}}, files: []string{identify("/nonexistent").Key()}, result: []byte(`{"path":"/x","version":"1.0.0"}`)}
+	e := memoEntry{env: [][2]string{{"PATH", "/a\nb"}}, files: []string{identify("/nonexistent").Key()}, result: [][2]string{{"path", "/x"}}}
 	back, ok := parseMemo(formatMemo(e))
-	if !ok || len(back.env) != 1 || back.env[0][1] != "/a\nb" || len(back.files) != 1 || string(back.result) != string(e.result) {
+	if !ok || !reflect.DeepEqual(back, e) {
 		t.Errorf("round trip: %+v, %v", back, ok)
+	}
+}
+
+// TestMemoFieldsKeepEveryField round-trips a ROCm and a tool answer with
+// every exported field set through the memo's text, and checks that each
+// type names as many fields as it exports: a field added later and not
+// kept would come back empty from a cached discovery.
+func TestMemoFieldsKeepEveryField(t *testing.T) {
+	r := &ROCm{Root: "/r", From: "ROCM_PATH", LibDir: "/r/lib", BinDir: "/r/bin", IncludeDir: "/r/include", Version: version.Must(version.NewVersion("6.1.2")),
+		VersionFrom: ".info/version", HIPCompiler: "/r/llvm/bin/clang++", DeviceLibDir: "/r/amdgcn/bitcode", Multiarch: true}
+	f := &toolFound{Path: "/usr/bin/cmake", Version: version.Must(version.NewVersion("3.25.1"))}
+	for _, c := range []struct {
+		in, out memoResult
+	}{{r, &ROCm{}}, {f, &toolFound{}}} {
+		exported := 0
+		typ := reflect.TypeOf(c.in).Elem()
+		for i := 0; i < typ.NumField(); i++ {
+			if typ.Field(i).IsExported() {
+				exported++
+			}
+		}
+		if n := len(c.in.memoFields()); n != exported {
+			t.Errorf("%s: %d memo fields for %d exported fields", typ.Name(), n, exported)
+		}
+		e, ok := parseMemo(formatMemo(memoEntry{result: c.in.memoFields()}))
+		if !ok {
+			t.Fatalf("%s: its entry does not parse", typ.Name())
+		}
+		for _, kv := range e.result {
+			if !c.out.setMemoField(kv[0], kv[1]) {
+				t.Fatalf("%s: field %q = %q refused", typ.Name(), kv[0], kv[1])
+			}
+		}
+		if got, want := fmt.Sprintf("%+v", c.out), fmt.Sprintf("%+v", c.in); got != want {
+			t.Errorf("%s round trip:\n got %s\nwant %s", typ.Name(), got, want)
+		}
+	}
+	if (&ROCm{}).setMemoField("unknown", "x") || (&toolFound{}).setMemoField("version", "not a version") || (&ROCm{}).setMemoField("multiarch", "maybe") {
+		t.Error("a field the result does not take was taken")
 	}
 }

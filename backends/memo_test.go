@@ -171,19 +171,7 @@ func TestToolCachedRunsNoToolUntilPathOrToolChanges(t *testing.T) {
 	t.Setenv("PATH", early+string(os.PathListSeparator)+late)
 	cacheDir := cacheRoot(t)
 
-	find := func(wantRuns int, wantPath, wantVersion string) {
-		t.Helper()
-		p, v, err := ToolCached("cmake", cacheDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := runs(t, count); got != wantRuns {
-			t.Fatalf("cmake --version ran %d times, want %d", got, wantRuns)
-		}
-		if p != wantPath || v.String() != wantVersion {
-			t.Fatalf("got %s %s, want %s %s", p, v, wantPath, wantVersion)
-		}
-	}
+	find := cmakeFinder(t, cacheDir, count)
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	replaceFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
@@ -251,17 +239,7 @@ func TestToolCachedSeesToolsAddedBehindLinks(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
 	t.Setenv("PATH", strings.Join([]string{plain, link, late}, string(os.PathListSeparator)))
-	cacheDir := cacheRoot(t)
-	find := func(wantRuns int, wantPath, wantVersion string) {
-		t.Helper()
-		p, v, err := ToolCached("cmake", cacheDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := runs(t, count); got != wantRuns || p != wantPath || v.String() != wantVersion {
-			t.Fatalf("got %s %s after %d runs, want %s %s after %d", p, v, got, wantPath, wantVersion, wantRuns)
-		}
-	}
+	find := cmakeFinder(t, cacheRoot(t), count)
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	writeFile(t, filepath.Join(real, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
@@ -269,4 +247,22 @@ func TestToolCachedSeesToolsAddedBehindLinks(t *testing.T) {
 	find(2, filepath.Join(link, "cmake"), "3.28.3")
 	writeFile(t, filepath.Join(plain, "cmake"), countingScript(count, "cmake version 3.30.0"), 0o755)
 	find(3, filepath.Join(plain, "cmake"), "3.30.0")
+}
+
+// cmakeFinder asks ToolCached for cmake with the memo in cacheDir and
+// checks how many times the counting script ran in all, and what was found.
+func cmakeFinder(t *testing.T, cacheDir, count string) func(wantRuns int, wantPath, wantVersion string) {
+	return func(wantRuns int, wantPath, wantVersion string) {
+		t.Helper()
+		p, v, err := ToolCached("cmake", cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns {
+			t.Fatalf("cmake --version ran %d times, want %d", got, wantRuns)
+		}
+		if p != wantPath || v.String() != wantVersion {
+			t.Fatalf("got %s %s, want %s %s", p, v, wantPath, wantVersion)
+		}
+	}
 }

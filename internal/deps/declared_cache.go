@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -43,12 +44,7 @@ func DeclaredCached(tree, file, key string) (map[string]bool, error) {
 func formatDeclared(keyLine string, names map[string]bool) []byte {
 	var b strings.Builder
 	b.WriteString(declaredHeader + "\n" + keyLine + "\n")
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	slices.Sort(sorted)
-	for _, n := range sorted {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		b.WriteString(n + "\n")
 	}
 	return []byte(b.String())

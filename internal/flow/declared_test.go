@@ -18,22 +18,14 @@ import (
 // longer declares it) is seen by the very next build. The record is keyed
 // by the tree's manifest, which Materialize rewrites with the edit.
 func TestDeclaredFollowsTree(t *testing.T) {
-	testutil.NeedTools(t, "cmake", "ninja", "c++")
-	root := t.TempDir()
-	app := filepath.Join(root, "app")
+	app := newCPUApp(t, "backends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
 	cml := filepath.Join(app, "src", "CMakeLists.txt")
-	plain := "cmake_minimum_required(VERSION 3.24)\nproject(mlx LANGUAGES CXX)\nset(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})\nadd_library(mlx STATIC mlx.cpp)\n"
+	plain := plainCMake
 	declaring := plain + "if(WANT_TINY)\n  FetchContent_Declare(tiny URL http://127.0.0.1:9/tiny.tar.gz)\nendif()\n"
-	testutil.WriteFile(t, cml, plain)
-	testutil.WriteFile(t, filepath.Join(app, "src", "mlx.cpp"), "int mlx_answer() { return 42; }\n")
 	testutil.WriteFile(t, filepath.Join(app, "cpu.yaml"), "dependencies:\n  - name: tiny\n    url: http://127.0.0.1:9/tiny.tar.gz\n    sha256: \""+strings.Repeat("a", 64)+"\"\n    providers: [cache]\n")
-	testutil.WriteFile(t, filepath.Join(app, "mlxbuild.yaml"), "source:\n  dir: src\ncache: ../cache\nbackends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
-	for _, v := range []string{"MLXBUILD_CONFIG", "MLXBUILD_CACHE", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM", "CARGO_FEATURE_CUDA", "CARGO_FEATURE_METAL", "CARGO_FEATURE_CPU"} {
-		t.Setenv(v, "")
-	}
 	ctx := context.Background()
 	o := flow.Options{Dir: app, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	record := filepath.Join(root, "cache", "cpu", "tree.declared")
+	record := filepath.Join(app, "..", "cache", "cpu", "tree.declared")
 
 	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil {
 		t.Fatalf("a tree that declares nothing needs no tiny: %v", err)
@@ -62,8 +54,4 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil {
 		t.Fatalf("the declaration is gone again: %v", err)
 	}
-}
-
-func sumIsNoop(s *flow.Summary) bool {
-	return s != nil && len(s.Why) == 0 && s.Steps == 0 && !s.Reconfigured
 }

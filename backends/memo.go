@@ -63,12 +63,7 @@ func (m memo) load(key string, env func(string) string, result memoResult) bool 
 	if !unchangedKeys(e.files) {
 		return false
 	}
-	for _, f := range e.result {
-		if !result.setMemoField(f[0], f[1]) {
-			return false
-		}
-	}
-	return true
+	return setMemoFields(result, e.result)
 }
 
 // unchangedKeys reports whether every file still has the identity its key
@@ -107,7 +102,7 @@ func (m memo) store(key string, w *witness, result memoResult) {
 	if m.dir == "" {
 		return
 	}
-	e := memoEntry{result: result.memoFields()}
+	e := memoEntry{result: memoFields(result)}
 	for k, v := range w.env {
 		e.env = append(e.env, [2]string{k, v})
 	}

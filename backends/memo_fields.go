@@ -10,82 +10,80 @@ import (
 // fields, written and read by hand (encoding/json's reflection cost each
 // no-op build more than reading the two entries).
 type memoResult interface {
-	memoFields() [][2]string
-	// setMemoField sets the named field from its text; false for a name
-	// or value the result does not take, which voids the entry.
-	setMemoField(name, value string) bool
+	fields() []memoField
 }
 
-func (r *ROCm) memoFields() [][2]string {
-	return [][2]string{
-		{"root", r.Root}, {"from", r.From}, {"lib_dir", r.LibDir}, {"bin_dir", r.BinDir},
-		{"include_dir", r.IncludeDir}, {"version", versionText(r.Version)}, {"version_from", r.VersionFrom},
-		{"hip_compiler", r.HIPCompiler}, {"device_lib_dir", r.DeviceLibDir}, {"multiarch", strconv.FormatBool(r.Multiarch)},
-	}
+// memoField is one field of a memoResult: its name, its text, and how to
+// set it from text (false for a value it does not take).
+type memoField struct {
+	name string
+	get  func() string
+	set  func(string) bool
 }
 
-func (r *ROCm) setMemoField(name, value string) bool {
-	switch name {
-	case "root":
-		r.Root = value
-	case "from":
-		r.From = value
-	case "lib_dir":
-		r.LibDir = value
-	case "bin_dir":
-		r.BinDir = value
-	case "include_dir":
-		r.IncludeDir = value
-	case "version":
-		v, ok := parseVersionText(value)
-		r.Version = v
-		return ok
-	case "version_from":
-		r.VersionFrom = value
-	case "hip_compiler":
-		r.HIPCompiler = value
-	case "device_lib_dir":
-		r.DeviceLibDir = value
-	case "multiarch":
-		b, err := strconv.ParseBool(value)
-		r.Multiarch = b
+func textField(name string, p *string) memoField {
+	return memoField{name, func() string { return *p }, func(s string) bool { *p = s; return true }}
+}
+
+func boolField(name string, p *bool) memoField {
+	return memoField{name, func() string { return strconv.FormatBool(*p) }, func(s string) bool {
+		b, err := strconv.ParseBool(s)
+		*p = b
 		return err == nil
-	default:
-		return false
+	}}
+}
+
+// versionField keeps a version as its String, "" for none.
+func versionField(name string, p **version.Version) memoField {
+	return memoField{name, func() string {
+		if *p == nil {
+			return ""
+		}
+		return (*p).String()
+	}, func(s string) bool {
+		if s == "" {
+			*p = nil
+			return true
+		}
+		v, err := version.NewVersion(s)
+		*p = v
+		return err == nil
+	}}
+}
+
+func (r *ROCm) fields() []memoField {
+	return []memoField{
+		textField("root", &r.Root), textField("from", &r.From), textField("lib_dir", &r.LibDir), textField("bin_dir", &r.BinDir),
+		textField("include_dir", &r.IncludeDir), versionField("version", &r.Version), textField("version_from", &r.VersionFrom),
+		textField("hip_compiler", &r.HIPCompiler), textField("device_lib_dir", &r.DeviceLibDir), boolField("multiarch", &r.Multiarch),
+	}
+}
+
+func (f *toolFound) fields() []memoField {
+	return []memoField{textField("path", &f.Path), versionField("version", &f.Version)}
+}
+
+// memoFields is result's fields as name and text.
+func memoFields(result memoResult) [][2]string {
+	var out [][2]string
+	for _, f := range result.fields() {
+		out = append(out, [2]string{f.name, f.get()})
+	}
+	return out
+}
+
+// setMemoFields sets result's fields from name and text; false when a name
+// or a value is not one result takes, which voids the entry.
+func setMemoFields(result memoResult, kvs [][2]string) bool {
+	fs := result.fields()
+	for _, kv := range kvs {
+		i := 0
+		for i < len(fs) && fs[i].name != kv[0] {
+			i++
+		}
+		if i == len(fs) || !fs[i].set(kv[1]) {
+			return false
+		}
 	}
 	return true
-}
-
-func (f *toolFound) memoFields() [][2]string {
-	return [][2]string{{"path", f.Path}, {"version", versionText(f.Version)}}
-}
-
-func (f *toolFound) setMemoField(name, value string) bool {
-	switch name {
-	case "path":
-		f.Path = value
-	case "version":
-		v, ok := parseVersionText(value)
-		f.Version = v
-		return ok
-	default:
-		return false
-	}
-	return true
-}
-
-// versionText is v as the memo keeps it: its String, "" for none.
-func versionText(v *version.Version) string {
-	if v == nil {
-		return ""
-	}
-	return v.String()
-}
-
-func parseVersionText(s string) (*version.Version, bool) {
-	if s == "" {
-		return nil, true
-	}
-	v, err := version.NewVersion(s)
-	return v, err == nil
 }

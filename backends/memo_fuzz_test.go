@@ -73,23 +73,21 @@ func TestMemoFieldsKeepEveryField(t *testing.T) {
 				exported++
 			}
 		}
-		if n := len(c.in.memoFields()); n != exported {
+		if n := len(c.in.fields()); n != exported {
 			t.Errorf("%s: %d memo fields for %d exported fields", typ.Name(), n, exported)
 		}
-		e, ok := parseMemo(formatMemo(memoEntry{result: c.in.memoFields()}))
+		e, ok := parseMemo(formatMemo(memoEntry{result: memoFields(c.in)}))
 		if !ok {
 			t.Fatalf("%s: its entry does not parse", typ.Name())
 		}
-		for _, kv := range e.result {
-			if !c.out.setMemoField(kv[0], kv[1]) {
-				t.Fatalf("%s: field %q = %q refused", typ.Name(), kv[0], kv[1])
-			}
+		if !setMemoFields(c.out, e.result) {
+			t.Fatalf("%s: its fields %v are refused", typ.Name(), e.result)
 		}
 		if got, want := fmt.Sprintf("%+v", c.out), fmt.Sprintf("%+v", c.in); got != want {
 			t.Errorf("%s round trip:\n got %s\nwant %s", typ.Name(), got, want)
 		}
 	}
-	if (&ROCm{}).setMemoField("unknown", "x") || (&toolFound{}).setMemoField("version", "not a version") || (&ROCm{}).setMemoField("multiarch", "maybe") {
+	if setMemoFields(&ROCm{}, [][2]string{{"unknown", "x"}}) || setMemoFields(&toolFound{}, [][2]string{{"version", "not a version"}}) || setMemoFields(&ROCm{}, [][2]string{{"multiarch", "maybe"}}) {
 		t.Error("a field the result does not take was taken")
 	}
 }

@@ -364,7 +364,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: p.systemDirs(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
 		SkipStatic: skipStatic,
 	})
 }

@@ -44,14 +44,19 @@ type Prepared struct {
 	Deps    []deps.Choice
 	DepsErr error
 
-	// Read or computed once per run (overlayHashes, systemDirs, specSum).
+	// Read or computed once per run (overlayHashes, libLookup, specSum).
 	overlaySums struct {
 		done  bool
 		files map[string]string
 		err   error
 	}
-	sysDirs  []string
+	libs     *backends.LibLookup
 	specHash string
+	// treeKey is the identity of the tree's manifest once this run
+	// materialized the tree ("" before, or without a manifest).
+	treeKey string
+	// lastBuild is kept by the first decision for the second.
+	lastBuild *lastBuild
 }
 
 // Prepare loads the configuration, selects the backend (from the target's

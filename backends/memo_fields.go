@@ -53,14 +53,14 @@ func versionField(name string, p **version.Version) memoField {
 
 func (r *ROCm) fields() []memoField {
 	return []memoField{
-		textField("root", &r.Root), textField("from", &r.From), textField("lib_dir", &r.LibDir), textField("bin_dir", &r.BinDir),
-		textField("include_dir", &r.IncludeDir), versionField("version", &r.Version), textField("version_from", &r.VersionFrom),
-		textField("hip_compiler", &r.HIPCompiler), textField("device_lib_dir", &r.DeviceLibDir), boolField("multiarch", &r.Multiarch),
+		textField("root", &r.Root), textField("from", &r.from), textField("lib_dir", &r.LibDir), textField("bin_dir", &r.BinDir),
+		textField("include_dir", &r.includeDir), versionField("version", &r.Version), textField("version_from", &r.versionFrom),
+		textField("hip_compiler", &r.hipCompiler), textField("device_lib_dir", &r.deviceLibDir), boolField("multiarch", &r.multiarchLayout),
 	}
 }
 
 func (f *toolFound) fields() []memoField {
-	return []memoField{textField("path", &f.Path), versionField("version", &f.Version)}
+	return []memoField{textField("path", &f.path), versionField("version", &f.version)}
 }
 
 // memoFields is result's fields as name and text.

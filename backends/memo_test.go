@@ -81,7 +81,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 		if got := runs(t, count); got != wantRuns {
 			t.Fatalf("hipconfig ran %d times, want %d", got, wantRuns)
 		}
-		if r.HIPCompiler != wantCompiler || r.Version.String() != "5.2.21153" || r.Root != root || r.From != "ROCM_PATH" {
+		if r.hipCompiler != wantCompiler || r.Version.String() != "5.2.21153" || r.Root != root || r.from != "ROCM_PATH" {
 			t.Fatalf("got %+v", r)
 		}
 		return r
@@ -90,8 +90,8 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.memo")); err != nil {
 		t.Fatalf("no cache entry written: %v", err)
 	}
-	again := locate(1, first.HIPCompiler)
-	if again.DeviceLibDir != first.DeviceLibDir || again.LibDir != first.LibDir || again.VersionFrom != first.VersionFrom {
+	again := locate(1, first.hipCompiler)
+	if again.deviceLibDir != first.deviceLibDir || again.LibDir != first.LibDir || again.versionFrom != first.versionFrom {
 		t.Errorf("cached %+v differs from discovered %+v", again, first)
 	}
 
@@ -134,7 +134,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 	writeFile(t, filepath.Join(clang17, "clang++"), "", 0o755)
 	vars["HIP_CLANG_PATH"] = clang17
 	r, err = LocateROCmCached(env, cacheDir)
-	if err != nil || r.HIPCompiler != filepath.Join(clang17, "clang++") {
+	if err != nil || r.hipCompiler != filepath.Join(clang17, "clang++") {
 		t.Fatalf("after setting HIP_CLANG_PATH: %v, %v", r, err)
 	}
 }

@@ -20,25 +20,26 @@ import (
 )
 
 // ROCm is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
-// exported fields between runs (memo_fields.go names them).
+// fields but the run's own state (seen, archMu, archCache) between runs
+// (memo_fields.go names them).
 type ROCm struct {
 	Root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
-	From       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
+	from       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
 	LibDir     string // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
 	BinDir     string // Root/bin: hipcc, hipconfig, rocminfo
-	IncludeDir string // Root/include, holding hip/hip_runtime.h
+	includeDir string // Root/include, holding hip/hip_runtime.h
 	// Version is the HIP version the toolchain reports (Debian 12: 5.2.x).
 	Version *version.Version
-	// VersionFrom says where Version was read (".info/version", "hipconfig --version", ...).
-	VersionFrom string
-	// HIPCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
-	HIPCompiler string
-	// DeviceLibDir holds the AMDGPU device libraries (ocml.bc, ockl.bc, ...).
-	DeviceLibDir string
-	// Multiarch is true for Debian's layout (libraries and CMake packages in
+	// versionFrom says where Version was read (".info/version", "hipconfig --version", ...).
+	versionFrom string
+	// hipCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
+	hipCompiler string
+	// deviceLibDir holds the AMDGPU device libraries (ocml.bc, ockl.bc, ...).
+	deviceLibDir string
+	// multiarchLayout is true for Debian's layout (libraries and CMake packages in
 	// /usr/lib/<multiarch>), which CMake's HIP language support does not find
 	// by itself; CMakeSetup bridges it.
-	Multiarch bool
+	multiarchLayout bool
 
 	seen *witness // what discovery looked at, while it runs
 
@@ -86,14 +87,14 @@ func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ROCM_PATH=%s is not a usable ROCm root: %v; set ROCM_PATH to the directory that holds include/hip/hip_runtime.h and lib/libamdhip64.so (e.g. /opt/rocm), or unset it to search %s", p, err, strings.Join(defaultROCmRoots, " and "))
 		}
-		r.From = "ROCM_PATH"
+		r.from = "ROCM_PATH"
 		return r, nil
 	}
 	var why []string
 	for _, root := range defaultROCmRoots {
 		r, err := inspectROCm(root, env, w)
 		if err == nil {
-			r.From = root
+			r.from = root
 			return r, nil
 		}
 		why = append(why, fmt.Sprintf("%s: %v", root, err))
@@ -108,10 +109,10 @@ func inspectROCm(root string, env func(string) string, w *witness) (*ROCm, error
 	if !w.isDir(root) {
 		return nil, errors.New("no such directory")
 	}
-	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), IncludeDir: filepath.Join(root, "include"), seen: w}
+	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), seen: w}
 	defer func() { r.seen = nil }()
-	if !w.isFile(filepath.Join(r.IncludeDir, "hip", "hip_runtime.h")) {
-		return nil, fmt.Errorf("no %s", filepath.Join(r.IncludeDir, "hip", "hip_runtime.h"))
+	if !w.isFile(filepath.Join(r.includeDir, "hip", "hip_runtime.h")) {
+		return nil, fmt.Errorf("no %s", filepath.Join(r.includeDir, "hip", "hip_runtime.h"))
 	}
 	for _, d := range []string{filepath.Join(root, "lib"), filepath.Join(root, "lib64"), filepath.Join(root, "lib", multiarch())} {
 		if w.hasLib(d, "amdhip64") {
@@ -122,7 +123,7 @@ func inspectROCm(root string, env func(string) string, w *witness) (*ROCm, error
 	if r.LibDir == "" {
 		return nil, fmt.Errorf("no libamdhip64.so in %s/lib, lib64 or lib/%s (Debian: apt-get install libamdhip64-dev)", root, multiarch())
 	}
-	r.Multiarch = r.LibDir == filepath.Join(root, "lib", multiarch()) &&
+	r.multiarchLayout = r.LibDir == filepath.Join(root, "lib", multiarch()) &&
 		!w.isDir(filepath.Join(root, "lib", "cmake", "hip-lang"))
 
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
@@ -191,24 +192,24 @@ func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
 		if perr != nil {
 			return fmt.Errorf("%s: %v", filepath.Join(r.Root, ".info", "version"), perr)
 		}
-		r.Version, r.VersionFrom = v, ".info/version"
+		r.Version, r.versionFrom = v, ".info/version"
 		return nil
 	}
-	if b, err := r.seen.readFile(filepath.Join(r.IncludeDir, "hip", "hip_version.h")); err == nil {
+	if b, err := r.seen.readFile(filepath.Join(r.includeDir, "hip", "hip_version.h")); err == nil {
 		if v, ok := parseHIPVersionH(b); ok {
-			r.Version, r.VersionFrom = v, "include/hip/hip_version.h"
+			r.Version, r.versionFrom = v, "include/hip/hip_version.h"
 			return nil
 		}
 	}
 	if out := r.toolOutput(ctx, "hipconfig", "--version"); out != "" {
 		if v, err := parseVersion(out); err == nil {
-			r.Version, r.VersionFrom = v, "hipconfig --version"
+			r.Version, r.versionFrom = v, "hipconfig --version"
 			return nil
 		}
 	}
 	if m := regexp.MustCompile(`HIP version:\s*(\S+)`).FindStringSubmatch(hipcc()); m != nil {
 		if v, err := parseVersion(m[1]); err == nil {
-			r.Version, r.VersionFrom = v, "hipcc --version"
+			r.Version, r.versionFrom = v, "hipcc --version"
 			return nil
 		}
 	}
@@ -243,7 +244,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	// The bundled LLVM needs no version: take it without asking hipcc.
 	for _, c := range cands {
 		if r.seen.isExecutable(c) {
-			r.HIPCompiler = c
+			r.hipCompiler = c
 			return nil
 		}
 	}
@@ -251,7 +252,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	// hipcc uses; with several, hipcc says which.
 	for _, d := range dirs {
 		if m := r.seen.glob(filepath.Join(d, "clang++-[0-9]*")); len(m) == 1 && r.seen.isExecutable(m[0]) {
-			r.HIPCompiler = m[0]
+			r.hipCompiler = m[0]
 			return nil
 		}
 	}
@@ -268,7 +269,7 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 	}
 	for _, c := range cands {
 		if r.seen.isExecutable(c) {
-			r.HIPCompiler = c
+			r.hipCompiler = c
 			return nil
 		}
 	}
@@ -287,7 +288,7 @@ func (r *ROCm) findDeviceLibs() error {
 	}
 	for _, c := range cands {
 		if r.seen.isDir(c) {
-			r.DeviceLibDir = c
+			r.deviceLibDir = c
 			return nil
 		}
 	}
@@ -296,5 +297,5 @@ func (r *ROCm) findDeviceLibs() error {
 
 // String describes the toolchain in one line for summaries and errors.
 func (r *ROCm) String() string {
-	return fmt.Sprintf("ROCm %s at %s (%s)", r.Version, r.Root, r.From)
+	return fmt.Sprintf("ROCm %s at %s (%s)", r.Version, r.Root, r.from)
 }

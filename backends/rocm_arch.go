@@ -57,10 +57,10 @@ func (r *ROCm) probeArch(gfx string) error {
 	defer cancel()
 	args := []string{
 		"-x", "hip", "--offload-arch=" + gfx, "--cuda-device-only", "-O1",
-		"--rocm-path=" + r.Root, "--rocm-device-lib-path=" + r.DeviceLibDir,
+		"--rocm-path=" + r.Root, "--rocm-device-lib-path=" + r.deviceLibDir,
 		"-c", src, "-o", filepath.Join(dir, "probe.o"),
 	}
-	res, err := proc.Run(ctx, proc.Cmd{Path: r.HIPCompiler, Args: args, Dir: dir})
+	res, err := proc.Run(ctx, proc.Cmd{Path: r.hipCompiler, Args: args, Dir: dir})
 	if err == nil {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (r *ROCm) probeArch(gfx string) error {
 		said = err.Error()
 	}
 	return fmt.Errorf("%s is not supported by the ROCm %s toolchain at %s (%s says: %s): install a ROCm release that supports %s (AMD's packages, ROCm 6.x) and set ROCM_PATH to it, or remove %s from MLX_ROCM_ARCHITECTURES",
-		gfx, r.Version, r.Root, filepath.Base(r.HIPCompiler), said, gfx, gfx)
+		gfx, r.Version, r.Root, filepath.Base(r.hipCompiler), said, gfx, gfx)
 }
 
 // compilerComplaint returns the compiler's first error line without its

@@ -21,12 +21,12 @@ import (
 // Debian's clang does not find by itself.
 func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []string, err error) {
 	defines = map[string]string{}
-	if r.Root == "/opt/rocm" && !r.Multiarch {
+	if r.Root == "/opt/rocm" && !r.multiarchLayout {
 		return defines, nil, nil
 	}
-	if !r.Multiarch {
+	if !r.multiarchLayout {
 		// Another real ROCm root (ROCM_PATH=/opt/rocm-6.1.2): point CMake at it.
-		defines["CMAKE_HIP_COMPILER"] = r.HIPCompiler
+		defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
 		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.Root
 		return defines, []string{"CMAKE_PREFIX_PATH=" + r.Root, "ROCM_PATH=" + r.Root}, nil
 	}
@@ -47,9 +47,9 @@ func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []stri
 			return nil, nil, err
 		}
 	}
-	defines["CMAKE_HIP_COMPILER"] = r.HIPCompiler
+	defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
 	defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = prefix
-	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.Root, "--rocm-device-lib-path="+r.DeviceLibDir)
+	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.Root, "--rocm-device-lib-path="+r.deviceLibDir)
 	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, nil
 }
 

@@ -19,7 +19,7 @@ func TestROCmPathWithSpaceCompilesHIP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if debian.Root != "/usr" || !debian.Multiarch {
+	if debian.Root != "/usr" || !debian.multiarchLayout {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI installs Debian 12's ROCm (at /usr, multiarch), found %s", debian)
 		}
@@ -39,7 +39,7 @@ func TestROCmPathWithSpaceCompilesHIP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Multiarch || !strings.Contains(r.DeviceLibDir, root) {
+	if !r.multiarchLayout || !strings.Contains(r.deviceLibDir, root) {
 		t.Fatalf("the spaced root was not taken as Debian's layout: %+v", r)
 	}
 	defs, env, err := r.CMakeSetup(filepath.Join(base, "scratch"))

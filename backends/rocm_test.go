@@ -17,11 +17,11 @@ func TestLocateROCmDebian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version == nil || r.HIPCompiler == "" || !isDir(r.DeviceLibDir) || !hasLib(r.LibDir, "amdhip64") {
+	if r.Version == nil || r.hipCompiler == "" || !isDir(r.deviceLibDir) || !hasLib(r.LibDir, "amdhip64") {
 		t.Fatalf("incomplete toolchain: %+v", r)
 	}
-	if !isFile(filepath.Join(r.DeviceLibDir, "ocml.bc")) {
-		t.Errorf("DeviceLibDir %s holds no ocml.bc", r.DeviceLibDir)
+	if !isFile(filepath.Join(r.deviceLibDir, "ocml.bc")) {
+		t.Errorf("deviceLibDir %s holds no ocml.bc", r.deviceLibDir)
 	}
 	if r.Root != "/usr" {
 		if os.Getenv("CI") != "" {
@@ -29,14 +29,14 @@ func TestLocateROCmDebian(t *testing.T) {
 		}
 		t.Skipf("this machine has %s; the Debian layout checks below need /usr", r)
 	}
-	if r.From != "/usr" || !r.Multiarch || r.LibDir != "/usr/lib/"+multiarch() {
-		t.Errorf("Debian layout: From=%q Multiarch=%v LibDir=%q", r.From, r.Multiarch, r.LibDir)
+	if r.from != "/usr" || !r.multiarchLayout || r.LibDir != "/usr/lib/"+multiarch() {
+		t.Errorf("Debian layout: from=%q multiarchLayout=%v LibDir=%q", r.from, r.multiarchLayout, r.LibDir)
 	}
 	if seg := r.Version.Segments(); seg[0] != 5 || seg[1] != 2 {
-		t.Errorf("Debian 12 ships HIP 5.2, got %s (from %s)", r.Version, r.VersionFrom)
+		t.Errorf("Debian 12 ships HIP 5.2, got %s (from %s)", r.Version, r.versionFrom)
 	}
-	if !strings.HasPrefix(filepath.Base(r.HIPCompiler), "clang++") {
-		t.Errorf("HIPCompiler = %s, want a clang++", r.HIPCompiler)
+	if !strings.HasPrefix(filepath.Base(r.hipCompiler), "clang++") {
+		t.Errorf("hipCompiler = %s, want a clang++", r.hipCompiler)
 	}
 }
 
@@ -71,23 +71,23 @@ func TestLocateROCmAMDLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version.String() != "6.1.2" || r.VersionFrom != ".info/version" {
-		t.Errorf("Version = %s from %s, want 6.1.2 from .info/version", r.Version, r.VersionFrom)
+	if r.Version.String() != "6.1.2" || r.versionFrom != ".info/version" {
+		t.Errorf("Version = %s from %s, want 6.1.2 from .info/version", r.Version, r.versionFrom)
 	}
-	if r.LibDir != filepath.Join(root, "lib") || r.Multiarch || r.From != "ROCM_PATH" {
-		t.Errorf("LibDir=%s Multiarch=%v From=%s", r.LibDir, r.Multiarch, r.From)
+	if r.LibDir != filepath.Join(root, "lib") || r.multiarchLayout || r.from != "ROCM_PATH" {
+		t.Errorf("LibDir=%s multiarchLayout=%v from=%s", r.LibDir, r.multiarchLayout, r.from)
 	}
-	if r.HIPCompiler != filepath.Join(root, "llvm", "bin", "clang++") {
-		t.Errorf("HIPCompiler = %s", r.HIPCompiler)
+	if r.hipCompiler != filepath.Join(root, "llvm", "bin", "clang++") {
+		t.Errorf("hipCompiler = %s", r.hipCompiler)
 	}
-	if r.DeviceLibDir != filepath.Join(root, "amdgcn", "bitcode") {
-		t.Errorf("DeviceLibDir = %s", r.DeviceLibDir)
+	if r.deviceLibDir != filepath.Join(root, "amdgcn", "bitcode") {
+		t.Errorf("deviceLibDir = %s", r.deviceLibDir)
 	}
 	defs, env, err := r.CMakeSetup(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if defs["CMAKE_HIP_COMPILER_ROCM_ROOT"] != root || defs["CMAKE_HIP_COMPILER"] != r.HIPCompiler {
+	if defs["CMAKE_HIP_COMPILER_ROCM_ROOT"] != root || defs["CMAKE_HIP_COMPILER"] != r.hipCompiler {
 		t.Errorf("defines for a ROCm root outside /opt/rocm: %v", defs)
 	}
 	if len(env) == 0 || env[0] != "CMAKE_PREFIX_PATH="+root {
@@ -112,7 +112,7 @@ func TestCMakeSetupDebian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Multiarch {
+	if !r.multiarchLayout {
 		t.Skipf("%s is not Debian's multiarch layout", r)
 	}
 	scratch := t.TempDir()
@@ -129,9 +129,9 @@ func TestCMakeSetupDebian(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"CMAKE_HIP_COMPILER":           r.HIPCompiler,
+		"CMAKE_HIP_COMPILER":           r.hipCompiler,
 		"CMAKE_HIP_COMPILER_ROCM_ROOT": prefix,
-		"CMAKE_HIP_FLAGS":              "--rocm-path=/usr --rocm-device-lib-path=" + r.DeviceLibDir,
+		"CMAKE_HIP_FLAGS":              "--rocm-path=/usr --rocm-device-lib-path=" + r.deviceLibDir,
 	}
 	for k, v := range want {
 		if defs[k] != v {
@@ -189,7 +189,7 @@ func TestSupportsArch(t *testing.T) {
 }
 
 func TestSupportsArchRejectsBadNames(t *testing.T) {
-	r := &ROCm{Root: "/nonexistent", HIPCompiler: "/nonexistent/clang++"}
+	r := &ROCm{Root: "/nonexistent", hipCompiler: "/nonexistent/clang++"}
 	for _, bad := range []string{"gfx1030;gfx90a", "$(id)", "-o/etc/passwd", "sm_90", ""} {
 		err := r.SupportsArch(bad)
 		if err == nil || !strings.Contains(err.Error(), "MLX_ROCM_ARCHITECTURES") {

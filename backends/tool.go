@@ -29,8 +29,8 @@ func Tool(name string) (string, *version.Version, error) {
 
 // toolFound is a cached Tool answer.
 type toolFound struct {
-	Path    string
-	Version *version.Version
+	path    string
+	version *version.Version
 }
 
 // ToolCached is Tool with its answer cached in cacheDir (see memo), keyed
@@ -41,15 +41,15 @@ func ToolCached(name, cacheDir string) (string, *version.Version, error) {
 	m := memo{dir: cacheDir}
 	key := "tool-" + name
 	var f toolFound
-	if m.load(key, os.Getenv, &f) && f.Version != nil {
-		return f.Path, f.Version, nil
+	if m.load(key, os.Getenv, &f) && f.version != nil {
+		return f.path, f.version, nil
 	}
 	w := newWitness()
 	path, v, err := tool(name, w)
 	if err != nil {
 		return path, v, err
 	}
-	m.store(key, w, &toolFound{Path: path, Version: v})
+	m.store(key, w, &toolFound{path: path, version: v})
 	return path, v, nil
 }
 

@@ -32,10 +32,15 @@ func (s *Spec) Fingerprint() string {
 	return hashSpec(s)
 }
 
-// hashSpec is the fingerprint computed from the values: what the stamp of
-// every earlier mlxbuild compared, so a cache they wrote stays valid.
+// hashSpec is the fingerprint computed from the values: the hash of
+// encoding/json's Marshal of the spec, what the stamp of every earlier
+// mlxbuild compared, so a cache they wrote stays valid. specJSON writes the
+// same bytes without Marshal's per-process set-up.
 func hashSpec(s *Spec) string {
-	data, _ := json.Marshal(s)
+	data, ok := specJSON(s)
+	if !ok {
+		data, _ = json.Marshal(s)
+	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }

@@ -1,8 +1,6 @@
 package configs
 
 import (
-	"encoding"
-	"encoding/json"
 	"math"
 	"reflect"
 	"sort"
@@ -18,9 +16,11 @@ import (
 // builds and caches an encoder for every type it meets, and a run of
 // mlxbuild marshals a spec once, so that set-up was most of its cost. ok is
 // false when v holds anything else (an embedded or JSON-named field, an
-// interface, a type with its own MarshalJSON or MarshalText, a byte
-// slice, an array, a NaN): the caller then asks encoding/json, so the
-// fingerprint never depends on this copy covering a case.
+// interface, a byte slice, an array, a NaN): the caller then asks
+// encoding/json. Types with their own MarshalJSON or MarshalText are not
+// looked for here (reflect.PointerTo, needed for pointer methods, costs
+// more than the rest of the walk): a test walks every type a Spec is
+// made of and fails when one has such a method.
 func specJSON(s *Spec) (data []byte, ok bool) {
 	w := jsonWriter{buf: make([]byte, 0, 8192)}
 	if !w.value(reflect.ValueOf(s)) {
@@ -31,19 +31,19 @@ func specJSON(s *Spec) (data []byte, ok bool) {
 
 type jsonWriter struct {
 	buf []byte
-	// plain caches, per type, that it has no JSON or text marshaler.
-	plain map[reflect.Type]bool
+	// fields caches each struct type's plan: a run writes many values of
+	// few types (Lib, Define, Pos), and reflect's Field is not free.
+	fields map[reflect.Type][]jsonField
 }
 
-var (
-	marshalerType     = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-)
+// jsonField is one field Marshal writes: its index and its key, quoted,
+// with the colon.
+type jsonField struct {
+	index int
+	key   []byte
+}
 
 func (w *jsonWriter) value(v reflect.Value) bool {
-	if !w.isPlain(v.Type()) {
-		return false
-	}
 	switch v.Kind() {
 	case reflect.String:
 		w.buf = appendJSONString(w.buf, v.String())
@@ -89,32 +89,40 @@ func (w *jsonWriter) value(v reflect.Value) bool {
 	return true
 }
 
-// isPlain reports whether Marshal encodes t by its kind alone: no method
-// of its own, on the value or the pointer.
-func (w *jsonWriter) isPlain(t reflect.Type) bool {
-	if p, ok := w.plain[t]; ok {
-		return p
-	}
-	pt := reflect.PointerTo(t)
-	p := !t.Implements(marshalerType) && !t.Implements(textMarshalerType) &&
-		!pt.Implements(marshalerType) && !pt.Implements(textMarshalerType)
-	if w.plain == nil {
-		w.plain = map[reflect.Type]bool{}
-	}
-	w.plain[t] = p
-	return p
-}
-
 // structValue writes the exported fields in declaration order under their
 // Go names, which is Marshal's order when no field is embedded or renamed.
 func (w *jsonWriter) structValue(v reflect.Value) bool {
-	t := v.Type()
+	plan, ok := w.plan(v.Type())
+	if !ok {
+		return false
+	}
 	w.buf = append(w.buf, '{')
-	n := 0
+	for i, f := range plan {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.buf = append(w.buf, f.key...)
+		if !w.value(v.Field(f.index)) {
+			return false
+		}
+	}
+	w.buf = append(w.buf, '}')
+	return true
+}
+
+// plan lists the fields of t that Marshal writes; ok is false when t has
+// a field whose key Marshal would choose otherwise (embedded, or named or
+// optioned by a json tag).
+func (w *jsonWriter) plan(t reflect.Type) ([]jsonField, bool) {
+	if p, ok := w.fields[t]; ok {
+		return p, p != nil
+	}
+	p := []jsonField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous {
-			return false
+			p = nil
+			break
 		}
 		if !f.IsExported() {
 			continue
@@ -123,25 +131,21 @@ func (w *jsonWriter) structValue(v reflect.Value) bool {
 			if tag == "-" {
 				continue
 			}
-			return false // a name or an option such as omitempty
+			p = nil // a name or an option such as omitempty
+			break
 		}
-		if n > 0 {
-			w.buf = append(w.buf, ',')
-		}
-		n++
-		w.buf = appendJSONString(w.buf, f.Name)
-		w.buf = append(w.buf, ':')
-		if !w.value(v.Field(i)) {
-			return false
-		}
+		p = append(p, jsonField{i, append(appendJSONString(nil, f.Name), ':')})
 	}
-	w.buf = append(w.buf, '}')
-	return true
+	if w.fields == nil {
+		w.fields = map[reflect.Type][]jsonField{}
+	}
+	w.fields[t] = p
+	return p, p != nil
 }
 
 // mapValue writes a string-keyed map with its keys sorted, as Marshal does.
 func (w *jsonWriter) mapValue(v reflect.Value) bool {
-	if v.Type().Key().Kind() != reflect.String || !w.isPlain(v.Type().Key()) {
+	if v.Type().Key().Kind() != reflect.String {
 		return false
 	}
 	if v.IsNil() {

@@ -3,6 +3,7 @@ package configs
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // specsToHash are the specs a stamp fingerprints: each built-in as parsed,
@@ -85,13 +87,12 @@ func TestSpecJSONLeavesTheRestToMarshal(t *testing.T) {
 		"omitempty": struct {
 			A int `json:",omitempty"`
 		}{},
-		"interface":       struct{ A any }{1},
-		"byte slice":      []byte("x"),
-		"array":           [1]int{},
-		"NaN":             math.NaN(),
-		"float32":         float32(1),
-		"own MarshalJSON": json.RawMessage(`1`),
-		"int keys":        map[int]string{1: "a"},
+		"interface":  struct{ A any }{1},
+		"byte slice": []byte("x"),
+		"array":      [1]int{},
+		"NaN":        math.NaN(),
+		"float32":    float32(1),
+		"int keys":   map[int]string{1: "a"},
 	}
 	for name, v := range cases {
 		w := jsonWriter{}
@@ -111,6 +112,54 @@ func TestSpecJSONLeavesTheRestToMarshal(t *testing.T) {
 	if sum := sha256.Sum256(data); hashSpec(s) != hex.EncodeToString(sum[:8]) {
 		t.Fatal("hashSpec of a spec specJSON refuses is not the hash of Marshal's output")
 	}
+}
+
+// TestSpecTypesHaveNoMarshalers: specJSON writes a value by its kind, so
+// no type a Spec is made of may marshal itself.
+func TestSpecTypesHaveNoMarshalers(t *testing.T) {
+	if got := marshalerTypes(reflect.TypeFor[Spec]()); len(got) > 0 {
+		t.Fatalf("%v marshal themselves: teach specJSON to call them, or hash with json.Marshal", got)
+	}
+	type withTime struct{ T []*time.Time }
+	if got := marshalerTypes(reflect.TypeFor[withTime]()); len(got) != 1 || got[0] != "*time.Time" {
+		t.Fatalf("marshalerTypes missed time.Time: %v", got)
+	}
+}
+
+// marshalerTypes are the types reachable from t that have a MarshalJSON or
+// MarshalText method, on the value or the pointer.
+func marshalerTypes(t reflect.Type) []string {
+	marshalers := []reflect.Type{reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()}
+	seen := map[reflect.Type]bool{}
+	var out []string
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		for _, m := range marshalers {
+			if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+				out = append(out, t.String())
+				return
+			}
+		}
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(t.Elem())
+		case reflect.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case reflect.Struct:
+			for i := 0; i < t.NumField(); i++ {
+				if f := t.Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
+					walk(f.Type)
+				}
+			}
+		}
+	}
+	walk(t)
+	return out
 }
 
 // TestSpecJSONNumbers covers the number forms Marshal writes.

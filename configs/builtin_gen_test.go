@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/format"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -39,10 +38,7 @@ func TestBuiltinGenIsCurrent(t *testing.T) {
 func TestGeneratorWritesTheCommittedFile(t *testing.T) {
 	testutil.NeedTools(t, "go")
 	out := filepath.Join(t.TempDir(), "builtin_gen.go")
-	cmd := exec.Command("go", "run", "-tags", "specgen", "./internal/specgen", "-o", out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run -tags specgen ./internal/specgen: %v\n%s", err, msg)
-	}
+	testutil.RunOK(t, nil, "", "go", "run", "-tags", "specgen", "./internal/specgen", "-o", out)
 	got, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@
 // (interfaces, funcs, channels, shared pointers' identity) is an error or
 // not preserved; no spec type has them.
 //
-// The output is one line per literal; the caller formats the file with
-// go/format. golit itself imports nothing of go/*, so that the package
+// A literal longer than lineWidth gets an element per line; the caller
+// indents the file with go/format. golit itself imports nothing of go/*, so that the package
 // that uses it does not make every mlxbuild run initialize the parser.
 package golit
 

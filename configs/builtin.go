@@ -15,7 +15,7 @@ func Builtin(name string) (*Spec, error) {
 	}
 	s, sum, ok := generated(name)
 	if !ok {
-		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: run go generate ./configs", name)
+		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: run %s", name, generateCommand)
 	}
 	s.memo = fingerprintMemo{of: s, sum: sum}
 	return s, nil

@@ -26,10 +26,10 @@ func TestBuiltinGenIsCurrent(t *testing.T) {
 	}
 	got, err := os.ReadFile("builtin_gen.go")
 	if err != nil {
-		t.Fatalf("%v: run %s", err, GenerateCommand)
+		t.Fatalf("%v: run %s", err, generateCommand)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("configs/builtin_gen.go is stale (%s): run %s", firstLineDiff(got, want), GenerateCommand)
+		t.Fatalf("configs/builtin_gen.go is stale (%s): run %s", firstLineDiff(got, want), generateCommand)
 	}
 }
 
@@ -48,7 +48,7 @@ func TestGeneratorWritesTheCommittedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, committed) {
-		t.Fatalf("the generator's output differs from configs/builtin_gen.go (%s): run %s", firstLineDiff(committed, got), GenerateCommand)
+		t.Fatalf("the generator's output differs from configs/builtin_gen.go (%s): run %s", firstLineDiff(committed, got), generateCommand)
 	}
 }
 
@@ -64,13 +64,13 @@ func TestGeneratedSpecsEqualTheParsedYAML(t *testing.T) {
 		}
 		gen, sum, ok := generated(name)
 		if !ok {
-			t.Fatalf("builtin_gen.go has no %s: run %s", name, GenerateCommand)
+			t.Fatalf("builtin_gen.go has no %s: run %s", name, generateCommand)
 		}
 		if d := firstDiff(reflect.ValueOf(gen), reflect.ValueOf(parsed), "Spec"); d != "" {
-			t.Errorf("configs/%s.yaml: the generated spec differs from the parsed one at %s: run %s", name, d, GenerateCommand)
+			t.Errorf("configs/%s.yaml: the generated spec differs from the parsed one at %s: run %s", name, d, generateCommand)
 		}
 		if want := hashSpec(parsed); sum != want {
-			t.Errorf("configs/%s.yaml: generated fingerprint %s, parsed %s: run %s", name, sum, want, GenerateCommand)
+			t.Errorf("configs/%s.yaml: generated fingerprint %s, parsed %s: run %s", name, sum, want, generateCommand)
 		}
 		b, err := Builtin(name)
 		if err != nil {
@@ -92,7 +92,7 @@ func TestBuiltinReturnsAFreshSpec(t *testing.T) {
 	for _, name := range Names {
 		want, _, ok := generated(name)
 		if !ok {
-			t.Fatalf("builtin_gen.go has no %s: run %s", name, GenerateCommand)
+			t.Fatalf("builtin_gen.go has no %s: run %s", name, generateCommand)
 		}
 		first, err := Builtin(name)
 		if err != nil {

@@ -33,9 +33,11 @@ type LinkInputs struct {
 	Toolchain     *ToolchainInfo // nil for cpu and metal
 	Architectures []string
 	Pin           string
-	// SystemDirs are the linker's default directories (ask the compiler);
-	// nil skips the existence check of system libraries.
-	SystemDirs []string
+	// Libs answers the existence checks, once per path per run, and holds
+	// the linker's default directories for system libraries; nil checks
+	// shared libraries without keeping answers and skips the check of
+	// system libraries.
+	Libs       *LibLookup
 	RerunPaths []string // overlay, project file, spec files
 	// SkipStatic checks only the shared and system libraries, before the
 	// build has produced the archives.
@@ -105,7 +107,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 				continue
 			}
 		}
-		if _, ok := findShared(search, lib.Name); !ok {
+		if !in.Libs.inDirs(search, lib.Name) {
 			missing = append(missing, missingShared(lib, search, in.Toolchain))
 			continue
 		}
@@ -115,8 +117,8 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 		if !configs.OnOS(lib.OS, in.GOOS) {
 			continue
 		}
-		if in.SystemDirs != nil {
-			if _, ok := findShared(append(append([]string(nil), search...), in.SystemDirs...), lib.Name); !ok {
+		if in.Libs != nil {
+			if !in.Libs.inSystem(search, lib.Name) {
 				missing = append(missing, fmt.Sprintf("lib%s.so: not found in the compiler's library directories; install %s", lib.Name, orUnknown(lib.Package)))
 				continue
 			}
@@ -243,18 +245,4 @@ func findArchive(dir, name string) (string, error) {
 		level = next
 	}
 	return "", fmt.Errorf("no %s", want)
-}
-
-// findShared looks for lib<name>.so (or a versioned lib<name>.so.N, which
-// a link by -l<name> cannot use, so only the unversioned one counts) in dirs.
-func findShared(dirs []string, name string) (string, bool) {
-	for _, d := range dirs {
-		for _, f := range []string{"lib" + name + ".so", "lib" + name + ".dylib", "lib" + name + ".a"} {
-			path := filepath.Join(d, f)
-			if _, err := os.Stat(path); err == nil {
-				return path, true
-			}
-		}
-	}
-	return "", false
 }

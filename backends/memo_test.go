@@ -87,7 +87,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 		return r
 	}
 	first := locate(1, filepath.Join(clangDir, "clang++-15"))
-	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.memo")); err != nil {
 		t.Fatalf("no cache entry written: %v", err)
 	}
 	again := locate(1, first.HIPCompiler)
@@ -151,7 +151,7 @@ func TestLocateROCmCachedKeepsNoErrors(t *testing.T) {
 	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), cacheDir); err == nil || !strings.Contains(err.Error(), "ROCM_PATH") {
 		t.Fatalf("want an error naming ROCM_PATH, got %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(cacheDir, "rocm.memo")); !os.IsNotExist(err) {
 		t.Fatalf("an error was cached: %v", err)
 	}
 	if err := os.Rename(lib+".away", lib); err != nil {
@@ -171,19 +171,7 @@ func TestToolCachedRunsNoToolUntilPathOrToolChanges(t *testing.T) {
 	t.Setenv("PATH", early+string(os.PathListSeparator)+late)
 	cacheDir := cacheRoot(t)
 
-	find := func(wantRuns int, wantPath, wantVersion string) {
-		t.Helper()
-		p, v, err := ToolCached("cmake", cacheDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := runs(t, count); got != wantRuns {
-			t.Fatalf("cmake --version ran %d times, want %d", got, wantRuns)
-		}
-		if p != wantPath || v.String() != wantVersion {
-			t.Fatalf("got %s %s, want %s %s", p, v, wantPath, wantVersion)
-		}
-	}
+	find := cmakeFinder(t, cacheDir, count)
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	find(1, filepath.Join(late, "cmake"), "3.25.1")
 	replaceFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
@@ -230,5 +218,51 @@ func TestMemoWritesOnlyIntoATaggedCacheRoot(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(plain); len(entries) != 0 {
 		t.Fatalf("the memo wrote into an untagged directory: %v", entries)
+	}
+}
+
+// An absent tool inside an unchanged PATH directory is not looked at again,
+// so that rule must hold wherever a tool can appear: in a directory on PATH
+// (its mtime changes), and behind a PATH entry that is a symlink to a
+// directory (the link's own identity does not change; its target's does).
+func TestToolCachedSeesToolsAddedBehindLinks(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	base := t.TempDir()
+	real, link, plain, late := filepath.Join(base, "real"), filepath.Join(base, "link"), filepath.Join(base, "plain"), filepath.Join(base, "late")
+	for _, d := range []string{real, plain, late} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(late, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
+	t.Setenv("PATH", strings.Join([]string{plain, link, late}, string(os.PathListSeparator)))
+	find := cmakeFinder(t, cacheRoot(t), count)
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	find(1, filepath.Join(late, "cmake"), "3.25.1")
+	writeFile(t, filepath.Join(real, "cmake"), countingScript(count, "cmake version 3.28.3"), 0o755)
+	find(2, filepath.Join(link, "cmake"), "3.28.3")
+	find(2, filepath.Join(link, "cmake"), "3.28.3")
+	writeFile(t, filepath.Join(plain, "cmake"), countingScript(count, "cmake version 3.30.0"), 0o755)
+	find(3, filepath.Join(plain, "cmake"), "3.30.0")
+}
+
+// cmakeFinder asks ToolCached for cmake with the memo in cacheDir and
+// checks how many times the counting script ran in all, and what was found.
+func cmakeFinder(t *testing.T, cacheDir, count string) func(wantRuns int, wantPath, wantVersion string) {
+	return func(wantRuns int, wantPath, wantVersion string) {
+		t.Helper()
+		p, v, err := ToolCached("cmake", cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns {
+			t.Fatalf("cmake --version ran %d times, want %d", got, wantRuns)
+		}
+		if p != wantPath || v.String() != wantVersion {
+			t.Fatalf("got %s %s, want %s %s", p, v, wantPath, wantVersion)
+		}
 	}
 }

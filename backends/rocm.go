@@ -20,25 +20,25 @@ import (
 )
 
 // ROCm is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
-// exported fields as JSON between runs, hence the tags.
+// exported fields between runs (memo_fields.go names them).
 type ROCm struct {
-	Root       string `json:"root"`        // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
-	From       string `json:"from"`        // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
-	LibDir     string `json:"lib_dir"`     // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
-	BinDir     string `json:"bin_dir"`     // Root/bin: hipcc, hipconfig, rocminfo
-	IncludeDir string `json:"include_dir"` // Root/include, holding hip/hip_runtime.h
+	Root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
+	From       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
+	LibDir     string // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
+	BinDir     string // Root/bin: hipcc, hipconfig, rocminfo
+	IncludeDir string // Root/include, holding hip/hip_runtime.h
 	// Version is the HIP version the toolchain reports (Debian 12: 5.2.x).
-	Version *version.Version `json:"version"`
+	Version *version.Version
 	// VersionFrom says where Version was read (".info/version", "hipconfig --version", ...).
-	VersionFrom string `json:"version_from"`
+	VersionFrom string
 	// HIPCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
-	HIPCompiler string `json:"hip_compiler"`
+	HIPCompiler string
 	// DeviceLibDir holds the AMDGPU device libraries (ocml.bc, ockl.bc, ...).
-	DeviceLibDir string `json:"device_lib_dir"`
+	DeviceLibDir string
 	// Multiarch is true for Debian's layout (libraries and CMake packages in
 	// /usr/lib/<multiarch>), which CMake's HIP language support does not find
 	// by itself; CMakeSetup bridges it.
-	Multiarch bool `json:"multiarch"`
+	Multiarch bool
 
 	seen *witness // what discovery looked at, while it runs
 

@@ -29,8 +29,8 @@ func Tool(name string) (string, *version.Version, error) {
 
 // toolFound is a cached Tool answer.
 type toolFound struct {
-	Path    string           `json:"path"`
-	Version *version.Version `json:"version"`
+	Path    string
+	Version *version.Version
 }
 
 // ToolCached is Tool with its answer cached in cacheDir (see memo), keyed
@@ -49,7 +49,7 @@ func ToolCached(name, cacheDir string) (string, *version.Version, error) {
 	if err != nil {
 		return path, v, err
 	}
-	m.store(key, w, toolFound{Path: path, Version: v})
+	m.store(key, w, &toolFound{Path: path, Version: v})
 	return path, v, nil
 }
 

@@ -1,52 +1,24 @@
 package backends
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // fileID is what a discovery result was derived from, for one path: its
 // identity when it was looked at, or that it was absent. A result is reused
 // only while every fileID still matches, so a replaced, added or removed file
 // (a tool upgrade, a new /opt/rocm, a retargeted symlink) runs discovery again.
-type fileID struct {
-	Path   string `json:"path"`
-	Absent bool   `json:"absent,omitempty"`
-	Link   string `json:"link,omitempty"` // the symlink's target, when Path is one
-	Mode   uint32 `json:"mode,omitempty"`
-	Size   int64  `json:"size,omitempty"`
-	Mtime  int64  `json:"mtime,omitempty"` // nanoseconds
-	Ctime  int64  `json:"ctime,omitempty"` // nanoseconds: catches in-place edits that restore mtime
-	Ino    uint64 `json:"ino,omitempty"`
-	Dev    uint64 `json:"dev,omitempty"`
-}
+type fileID = fileid.ID
 
 // identify reads p's identity without following a final symlink (the link
 // itself is one of the files a result depends on; its target is recorded
 // separately by witness.file).
-func identify(p string) fileID {
-	id := fileID{Path: p}
-	st, err := os.Lstat(p)
-	if err != nil {
-		id.Absent = true
-		return id
-	}
-	id.Mode = uint32(st.Mode())
-	id.Size = st.Size()
-	id.Mtime = st.ModTime().UnixNano()
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		id.Ino, id.Dev = uint64(sys.Ino), uint64(sys.Dev)
-		id.Ctime = ctimeNanos(sys)
-	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		id.Link, _ = os.Readlink(p)
-	}
-	return id
-}
+func identify(p string) fileID { return fileid.Of(p) }
 
 // witness records every path and environment value a discovery looks at, so
 // the result can be cached against exactly those inputs. A nil *witness
@@ -182,7 +154,7 @@ func (w *witness) inputs() []fileID {
 // unchanged reports whether every recorded file still has its identity.
 func unchanged(ids []fileID) bool {
 	for _, id := range ids {
-		if identify(id.Path) != id {
+		if !id.Unchanged() {
 			return false
 		}
 	}

@@ -186,7 +186,7 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 	if oldPin == "" || oldPin == newPin {
 		return nil
 	}
-	purge := []string{l.Build, l.Tree, l.Manifest, l.Out}
+	purge := []string{l.Build, l.Tree, l.Manifest, l.Declared, l.Out}
 	if gen, err := os.Readlink(l.Out); err == nil && matchesAny(gen, l.tempPatterns()) {
 		purge = append(purge, filepath.Join(l.Dir, gen)) // the generation out/ points at
 	}

@@ -33,9 +33,12 @@ type Layout struct {
 	Out       string // the link plan and other outputs
 	Stamp     string // inputs of the last successful build (JSON)
 	Manifest  string // the tree's manifest, written by overlays.Materialize
-	Lock      string // the per-backend lock file
-	Log       string // the last build's log
-	owner     string // the project the directory belongs to (see claimOwner)
+	// Declared records the tree's FetchContent declarations under the
+	// manifest's identity (deps.DeclaredCached).
+	Declared string
+	Lock     string // the per-backend lock file
+	Log      string // the last build's log
+	owner    string // the project the directory belongs to (see claimOwner)
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
 	// usable by CMake (backends.ROCm.CMakeSetup).
 	HIPPrefix string
@@ -54,6 +57,7 @@ func For(root, backend string) Layout {
 		Out:       filepath.Join(dir, "out"),
 		Stamp:     filepath.Join(dir, "stamp.json"),
 		Manifest:  filepath.Join(dir, "tree.manifest"),
+		Declared:  filepath.Join(dir, "tree.declared"),
 		Lock:      filepath.Join(dir, "lock"),
 		Log:       filepath.Join(dir, "build.log"),
 		owner:     filepath.Join(dir, "project"),
@@ -82,7 +86,7 @@ func Prepare(l Layout, project string) error {
 
 // paths are every path of the layout under Dir, the lock included.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

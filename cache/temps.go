@@ -17,6 +17,7 @@ func (l Layout) tempPatterns() []string {
 		".tmp-" + filepath.Base(l.Stamp) + "-*",
 		".tmp-" + filepath.Base(l.owner) + "-*",
 		".mlxbuild-tmp-manifest-*",
+		"." + filepath.Base(l.Declared) + ".tmp*", // atomicfile's default, from deps.DeclaredCached
 		"." + filepath.Base(l.Out) + "-*",
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+	"github.com/mlxbuild/mlxbuild/internal/namematch"
 
 	"github.com/hashicorp/go-version"
 )
@@ -98,8 +98,8 @@ type cmakePackage struct {
 var knownProviders = []string{"cache", "system", "dir"}
 
 var (
-	hex64   = lazyregexp.New(`^[0-9a-f]{64}$`)
-	depName = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+	hex64   = namematch.Exactly("0-9a-f", 64)              // ^[0-9a-f]{64}$
+	depName = namematch.New("A-Za-z0-9_", "A-Za-z0-9_.+-") // ^[A-Za-z0-9_][A-Za-z0-9_.+-]*$
 )
 
 // On reports whether the package applies on goos.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Read reads the link plan of a finished build from outDir, a backend's
@@ -88,11 +89,15 @@ func Decode(file string, data []byte) (*Plan, error) {
 
 // keys are, for each object of the plan (by key path), its keys and
 // whether each is required, read from the Go types' json tags so the
-// schema cannot drift from the type.
-var keys = map[string]map[string]bool{
-	"":        tagsOf(reflect.TypeOf(Plan{})),
-	"compile": tagsOf(reflect.TypeOf(Compile{})),
-}
+// schema cannot drift from the type. Only reading a plan needs them, so
+// they are made on first use, not at every start of every program that
+// imports the package (a build only writes plans).
+var keys = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"":        tagsOf(reflect.TypeOf(Plan{})),
+		"compile": tagsOf(reflect.TypeOf(Compile{})),
+	}
+})
 
 func tagsOf(t reflect.Type) map[string]bool {
 	out := map[string]bool{}
@@ -144,7 +149,7 @@ func (w *walker) value(path string) error {
 	}
 	switch tok {
 	case json.Delim('{'):
-		known, checked := keys[path]
+		known, checked := keys()[path]
 		w.seen[path] = map[string]bool{}
 		for w.dec.More() {
 			at := w.next()
@@ -188,13 +193,13 @@ func (w *walker) close() error {
 // missing reports the required keys the plan lacks, all at once.
 func (w *walker) missing() error {
 	var lines []string
-	for _, path := range sorted(keys) {
+	for _, path := range sorted(keys()) {
 		seen, ok := w.seen[path]
 		if !ok {
 			continue // an absent or null object: its own key is checked above it
 		}
-		for _, k := range sorted(keys[path]) {
-			if keys[path][k] && !seen[k] {
+		for _, k := range sorted(keys()[path]) {
+			if keys()[path][k] && !seen[k] {
 				lines = append(lines, fmt.Sprintf("%q%s", k, inside(path)))
 			}
 		}

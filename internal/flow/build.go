@@ -54,14 +54,40 @@ func Build(ctx context.Context, o Options, target, backend string) (*Summary, er
 // build is Build that also returns what it prepared, so verify checks the
 // very build it made without resolving everything again.
 func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
-	// Every build runs Ninja at least: its supervisor starts now, while
-	// the configuration loads, instead of after the decision.
-	defer proc.Prestart()()
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()
-	p, err := Prepare(ctx, o, target, backend)
+	p, err := prepareConfig(o, target, backend)
 	if err != nil {
+		return nil, nil, err
+	}
+	// A configured build is locked as soon as its cache is known, so that
+	// Ninja's own no-op check starts now, beside the rest of mlxbuild's
+	// (cmake.DryRun: only under the lock does no other build change what
+	// it reads); it is stopped before the lock is given up. Where there is
+	// no build yet nothing is written before the configuration is checked
+	// whole: the lock waits until then.
+	var unlock func() error
+	var dry *cmake.DryRun
+	lock := func() error {
+		var err error
+		if unlock, err = p.lockCache(ctx); err == nil {
+			dry = cmake.StartDryRun(ctx, p.Layout.Build, nil)
+		}
+		return err
+	}
+	defer func() {
+		dry.Stop()
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	if configured(p.Layout) {
+		if err := lock(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := p.resolve(ctx); err != nil {
 		return nil, nil, err
 	}
 	for _, w := range p.Warnings {
@@ -77,12 +103,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, p.gapsError(gaps)
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
-
-	unlock, err := p.lockCache(ctx)
-	if err != nil {
-		return nil, nil, err
+	if unlock == nil {
+		if err := lock(); err != nil {
+			return nil, nil, err
+		}
 	}
-	defer unlock()
 
 	// This first decision only chooses whether to purge for a new pin
 	// (the overlay's hashes come from materializing, below).
@@ -91,6 +116,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	if d.PurgeFrom != "" {
+		dry.Stop() // it reads what the purge removes, and its answer is void
 		if err := cache.PurgeForPin(p.Layout, d.PurgeFrom, d.PurgeTo); err != nil {
 			return nil, nil, err
 		}
@@ -157,6 +183,20 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		speak() // something is to be redone
 	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
+	if !d.Configure && sum.noop() {
+		if done, err := p.finishNoop(ctx, dry, d, sum, step, pr.Warn); done || err != nil {
+			if err == nil && quiet {
+				pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
+			} else if err == nil {
+				printSummary(pr, sum)
+			}
+			return sum, p, err
+		}
+	}
+	dry.Stop()
+	// Ninja or CMake runs now, each under a supervisor: it starts while
+	// their set-up is made.
+	defer proc.Prestart()()
 
 	t = time.Now()
 	if d.Configure {
@@ -324,7 +364,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, SystemDirs: p.systemDirs(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
 		SkipStatic: skipStatic,
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -41,15 +42,11 @@ func (p *Prepared) decidePurge(warn func(format string, args ...any)) (*decision
 }
 
 func (p *Prepared) decideWith(warn func(format string, args ...any), overlay bool) (*decision, error) {
-	old, err := cache.ReadStamp(p.Layout.Stamp)
+	old, configured, err := p.readLastBuild()
 	if err != nil {
 		return nil, err
 	}
 	cur, err := p.stampInputs(overlay)
-	if err != nil {
-		return nil, err
-	}
-	configured, err := cache.ReadConfigureRecord(p.Layout.Build)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +75,39 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 		Old: old, Configured: configured, Cur: cur, Launcher: ldefs,
 		BuildReady: exists(filepath.Join(p.Layout.Build, "build.ninja")),
 	})
+	// What the first decision read holds for the second unless the pin's
+	// purge removes the build directory in between; nothing else between
+	// them writes the stamp or the configure record.
+	if !overlay && d.PurgeFrom == "" {
+		p.lastBuild = &lastBuild{old, configured}
+	}
 	return &decision{Decision: d, cur: cur, launcher: lc, ldefs: ldefs, lenv: lenv}, nil
+}
+
+// lastBuild is what the last successful build left: its stamp and the
+// record of what CMake was configured with (nil when absent).
+type lastBuild struct {
+	stamp      *cache.Stamp
+	configured *cache.ConfigureRecord
+}
+
+// readLastBuild reads the stamp and the configure record, or takes them
+// from the first decision of this run (see decideWith), and forgets them:
+// each kept copy serves one decision.
+func (p *Prepared) readLastBuild() (*cache.Stamp, *cache.ConfigureRecord, error) {
+	if l := p.lastBuild; l != nil {
+		p.lastBuild = nil
+		return l.stamp, l.configured, nil
+	}
+	old, err := cache.ReadStamp(p.Layout.Stamp)
+	if err != nil {
+		return nil, nil, err
+	}
+	configured, err := cache.ReadConfigureRecord(p.Layout.Build)
+	if err != nil {
+		return nil, nil, err
+	}
+	return old, configured, nil
 }
 
 // lockCache creates the backend's cache directory (refusing one that
@@ -119,6 +148,9 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 	stats, m, err := overlays.Materialize(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
 	if err != nil {
 		return overlays.Stats{}, nil, err
+	}
+	if id := fileid.Of(p.Layout.Manifest); !id.Absent {
+		p.treeKey = id.Key()
 	}
 	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil
 }

@@ -46,7 +46,7 @@ func (p *Prepared) resolveDeps(trees ...string) error {
 	var used map[string]bool
 	if len(trees) > 0 {
 		var err error
-		if used, err = deps.Declared(trees...); err != nil {
+		if used, err = p.declared(trees); err != nil {
 			return fmt.Errorf("reading the FetchContent declarations of %s: %w", strings.Join(trees, ", "), err)
 		}
 	}
@@ -60,6 +60,18 @@ func (p *Prepared) resolveDeps(trees ...string) error {
 		}
 	}
 	return nil
+}
+
+// declared are the dependencies trees declare. The backend's tree, once
+// this run materialized it, is read through its record (deps.DeclaredCached),
+// keyed by the manifest Materialize rewrites with every change of the tree:
+// a no-op build reads no CMake file. Any other source (plan's unmaterialized
+// tree, a source directory) is scanned.
+func (p *Prepared) declared(trees []string) (map[string]bool, error) {
+	if len(trees) == 1 && trees[0] == p.Layout.Tree && p.treeKey != "" {
+		return deps.DeclaredCached(p.Layout.Tree, p.Layout.Declared, p.treeKey)
+	}
+	return deps.Declared(trees...)
 }
 
 // planTrees are the sources plan reads declarations from without
@@ -125,7 +137,11 @@ func (p *Prepared) toolchainGapsLibs() ([]string, error) {
 			}
 		}
 	}
-	if _, err := p.planLink(true); err != nil {
+	_, err := p.planLink(true)
+	// Every shared and system library has been looked up: keep where each
+	// was found, so the next run looks there first.
+	p.libLookup().SaveHints()
+	if err != nil {
 		libErr = err
 		var ml *backends.MissingLibraryError
 		if errors.As(err, &ml) {

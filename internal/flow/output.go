@@ -2,10 +2,10 @@ package flow
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
@@ -30,31 +30,26 @@ func writeLinkPlan(dir string, p *linkplan.Plan) error {
 	return nil
 }
 
-// systemDirs is systemLibDirs, listed once per run: the link plan is made
-// twice (the toolchain check before the build, the plan after it).
-func (p *Prepared) systemDirs() []string {
-	if p.sysDirs == nil {
-		p.sysDirs = systemLibDirs()
+// libLookup is this run's library lookup (see backends.LibLookup), made
+// once: the link plan is made twice (the toolchain check before the
+// build, the plan after it). Where the last run found each library is
+// kept in the discovery cache.
+func (p *Prepared) libLookup() *backends.LibLookup {
+	if p.libs == nil {
+		p.libs = backends.NewLibLookup(systemLibDirs, systemLibGlobs, p.Layout.Discovery)
 	}
-	return p.sysDirs
+	return p.libs
 }
 
-// systemLibDirs are the directories the system linker searches by default
-// on this machine, for the existence check of system libraries.
-func systemLibDirs() []string {
-	dirs := []string{"/usr/local/lib", "/lib", "/usr/lib", "/lib64", "/usr/lib64"}
-	if m, _ := filepath.Glob("/usr/lib/*-linux-gnu"); len(m) > 0 {
-		dirs = append(dirs, m...)
-	}
-	if m, _ := filepath.Glob("/lib/*-linux-gnu"); len(m) > 0 {
-		dirs = append(dirs, m...)
-	}
-	// libstdc++.so (the link-time name) lives in GCC's own directory.
-	if m, _ := filepath.Glob("/usr/lib/gcc/*/*"); len(m) > 0 {
-		dirs = append(dirs, m...)
-	}
-	return dirs
-}
+// systemLibDirs and systemLibGlobs are the directories the system linker
+// searches by default on this machine, for the existence check of system
+// libraries. GCC's own directory (libstdc++.so, the link-time name, is
+// there) comes first of the patterns: it is small, and the multiarch
+// patterns list all of /usr/lib and /lib.
+var (
+	systemLibDirs  = []string{"/usr/local/lib", "/lib", "/usr/lib", "/lib64", "/usr/lib64"}
+	systemLibGlobs = []string{"/usr/lib/gcc/*/*", "/usr/lib/*-linux-gnu", "/lib/*-linux-gnu"}
+)
 
 // noop reports whether the build did nothing at all.
 func (s *Summary) noop() bool {

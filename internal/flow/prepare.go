@@ -41,14 +41,19 @@ type Prepared struct {
 	Deps    []deps.Choice
 	DepsErr error
 
-	// Read or computed once per run (overlayHashes, systemDirs, specSum).
+	// Read or computed once per run (overlayHashes, libLookup, specSum).
 	overlaySums struct {
 		done  bool
 		files map[string]string
 		err   error
 	}
-	sysDirs  []string
+	libs     *backends.LibLookup
 	specHash string
+	// treeKey is the identity of the tree's manifest once this run
+	// materialized the tree ("" before, or without a manifest).
+	treeKey string
+	// lastBuild is kept by the first decision for the second.
+	lastBuild *lastBuild
 }
 
 // Prepare loads the configuration, selects the backend (from the target's
@@ -59,15 +64,24 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 	if err != nil {
 		return nil, err
 	}
+	if err := p.resolve(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolve is the part of Prepare that looks beyond the configuration: the
+// toolchain, its constraints, the architectures, the defines.
+func (p *Prepared) resolve(ctx context.Context) error {
 	o, spec := p.Opts, p.Spec
 	if err := p.locateToolchain(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.checkConstraints(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.resolveArch(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	for _, d := range spec.ActiveDefines(o.GOOS) {
 		p.Defines[d.Name] = backends.Expand(d.Value, p.Toolchain)
@@ -77,7 +91,7 @@ func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared,
 			p.Defines[v] = arch.Join(p.Arch.Targets)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // prepareConfig is the part of Prepare that reads only the configuration:

@@ -120,6 +120,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "helper: waiting")
 		<-ctx.Done()
 		os.Exit(1)
+	case "leaf": // a program run without a supervisor, by its death signal alone
+		fmt.Fprintln(os.Stderr, "helper: leaf")
+		_, err := RunLeaf(ctx, Cmd{Path: "sleep", Args: []string{"600"}})
+		fmt.Fprintf(os.Stderr, "helper: %v\n", err)
+		os.Exit(1)
 	case "use":
 		defer Prestart()()
 		if !PrestartWaiting() {
@@ -177,6 +182,30 @@ func TestIdlePrestartedDiesWithItsParent(t *testing.T) {
 			_ = cmd.Wait()
 			took := testutil.NoneMarkedWithin(t, marker, stopBound)
 			t.Logf("%v: the idle supervisor ended %s after its parent", sig, took)
+		})
+	}
+}
+
+// TestLeafDiesWithItsParent: a program RunLeaf started (no supervisor)
+// does not outlive the process that started it, even killed by SIGKILL,
+// and is stopped when that process is interrupted.
+func TestLeafDiesWithItsParent(t *testing.T) {
+	testutil.NeedTools(t, "sleep")
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			marker, env := marked(t)
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(env, "PROC_HELPER_DIR="+t.TempDir(), "PROC_HELPER_PRESTART=leaf")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			testutil.WaitMarked(t, marker, 2, 15*time.Second) // helper, sleep: no supervisor
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			took := testutil.NoneMarkedWithin(t, marker, stopBound)
+			t.Logf("%v: the leaf program ended %s after its parent", sig, took)
 		})
 	}
 }

@@ -157,8 +157,9 @@ func runIn(ctx context.Context, dir string, env []string, name string, args ...s
 }
 
 // BenchmarkNoopROCm runs, in each iteration and in this order, the Mage
-// binary's build:rocm, flow.Build in-process, backends.LocateROCm and
-// ninja -C <build>, then the binary's build:cpu and Ninja on its build,
+// binary's build:rocm, flow.Build in-process, backends.LocateROCm,
+// ninja -C <build> and the binary's -l (its start alone), then the
+// binary's build:cpu and Ninja on its build,
 // each a no-op, and reports each one's ms/op, the ratios mage/ninja,
 // inproc/ninja, mage-cpu/ninja-cpu and locate/inproc, and flow.Build's
 // phases (Summary.Phases) of the in-process runs, to show where a no-op's
@@ -231,6 +232,16 @@ func BenchmarkNoopROCm(b *testing.B) {
 			return err
 		}},
 		{"ninja", ninja(setup.ninjad)},
+		// Not a build: the binary's start alone (Go's runtime, package
+		// initialization, Mage listing its targets), the part of every
+		// run that no work of mlxbuild's can take away.
+		{"mage-list", func() error {
+			out, err := timed(ctx, setup.project, setup.env, setup.bin, "-l")
+			if err == nil && !strings.Contains(out, "build:rocm") {
+				err = fmt.Errorf("-l does not list build:rocm:\n%s", out)
+			}
+			return err
+		}},
 		{"mage-cpu", binary(setup.bin, "cpu", setup.env)},
 		{"ninja-cpu", ninja(setup.cpuNinjad)},
 	}
@@ -259,6 +270,7 @@ func BenchmarkNoopROCm(b *testing.B) {
 	b.ReportMetric(ms["mage"]/ms["ninja"], "mage/ninja")
 	b.ReportMetric(ms["mage-noarch"]/ms["ninja"], "mage-noarch/ninja")
 	b.ReportMetric(ms["inproc"]/ms["ninja"], "inproc/ninja")
+	b.ReportMetric(ms["mage-list"]/ms["ninja"], "mage-list/ninja")
 	b.ReportMetric(ms["mage-cpu"]/ms["ninja-cpu"], "mage-cpu/ninja-cpu")
 	if setup.base != "" {
 		b.ReportMetric(ms["base"]/ms["ninja"], "base/ninja")

@@ -1,0 +1,100 @@
+package cmake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/proc"
+)
+
+// A DryRun is `ninja -n` on a configured build directory, started while
+// mlxbuild still checks its own inputs. A no-op build then costs one Ninja
+// no-op alongside those checks instead of after them, and no supervisor
+// (a dry run runs no command, so it is a leaf; proc.RunLeaf). Its answer
+// holds only if nothing Ninja reads changed after it started: the caller
+// trusts it only when it held the cache's lock before starting it and then
+// changed nothing (no file of the tree written, no configure).
+type DryRun struct {
+	dir, ninja string
+	args       []string
+	cancel     context.CancelFunc
+	done       chan struct{}
+	out        []byte
+	err        error
+}
+
+// StartDryRun starts `ninja -n -C dir` with env added to the environment
+// (what Build would add). It returns nil when dir has no build.ninja: there
+// is nothing to ask before the first configure.
+func StartDryRun(ctx context.Context, dir string, env []string) *DryRun {
+	ninja, err := ninjaFor(dir)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	d := &DryRun{dir: dir, ninja: ninja, args: []string{"-n", "-C", dir}, cancel: cancel, done: make(chan struct{})}
+	full := append(append(os.Environ(), env...), "NINJA_STATUS="+ninjaStatus)
+	go func() {
+		defer close(d.done)
+		res, err := proc.RunLeaf(ctx, proc.Cmd{Path: ninja, Args: d.args, Env: full})
+		d.out, d.err = append(res.Stdout, res.Stderr...), err
+	}()
+	return d
+}
+
+// NoWork waits for the dry run and says whether Ninja found nothing to do.
+// Anything else it printed (an edge, a CMake re-run, a warning, an error)
+// means no: the real build then runs and shows it.
+func (d *DryRun) NoWork() bool {
+	if d == nil {
+		return false
+	}
+	<-d.done
+	return d.err == nil && dryRunNoWork(d.out)
+}
+
+// Stop ends the dry run if it still runs and waits for it; a nil DryRun
+// is stopped already.
+func (d *DryRun) Stop() {
+	if d == nil {
+		return
+	}
+	d.cancel()
+	<-d.done
+}
+
+// WriteLog makes path the build log of this no-op, as Build writes one:
+// the command, then Ninja's output.
+func (d *DryRun) WriteLog(path string) error {
+	<-d.done
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create the build log's directory: %w", err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s %s\n", d.ninja, strings.Join(d.args, " "))
+	b.Write(d.out)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write the build log %s: %w", path, err)
+	}
+	return nil
+}
+
+// dryRunNoWork reads `ninja -n -C DIR`'s output: true only when it says
+// "no work to do" and nothing but the directory it entered besides.
+func dryRunNoWork(out []byte) bool {
+	noWork := false
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		switch {
+		case line == "ninja: no work to do." && !noWork:
+			noWork = true
+		case strings.HasPrefix(line, "ninja: Entering directory `") && strings.HasSuffix(line, "'") && !noWork:
+		default:
+			return false
+		}
+	}
+	return noWork
+}

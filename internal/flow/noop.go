@@ -1,0 +1,55 @@
+package flow
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
+)
+
+// finishNoop ends a build that mlxbuild's own decision does not redo when
+// Ninja's dry run, started under the cache's lock, finds nothing to do
+// either: then nothing was written since it started (the tree is as it
+// was, nothing is configured), so its answer is the build's, and the
+// no-op costs no second Ninja run and no supervisor. It reports false,
+// having changed nothing, when Ninja has work: the real build then runs.
+func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decision, sum *Summary, step, warn func(string, ...any)) (bool, error) {
+	t := time.Now()
+	// The link plan reads only what earlier builds made: made while Ninja
+	// looks, it is off the critical path. Made for nothing when Ninja has
+	// work, it is made again after the build.
+	plan, planErr := p.linkPlan()
+	tPlan := time.Since(t)
+	t = time.Now()
+	if !dry.NoWork() {
+		return false, nil
+	}
+	step("build: Ninja has nothing to do (ninja -n)")
+	if err := dry.WriteLog(p.Layout.Log); err != nil {
+		return true, err
+	}
+	p.completeCompileDB(ctx, warn)
+	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
+	t = time.Now()
+	if planErr != nil {
+		return true, planErr
+	}
+	sum.Notes = plan.Notes
+	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+		return true, err
+	}
+	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
+		return true, err
+	}
+	sum.Phases = append(sum.Phases, Phase{"link plan", tPlan + time.Since(t)})
+	return true, nil
+}
+
+// configured says whether the layout holds a build Ninja can be asked about.
+func configured(l cache.Layout) bool {
+	_, err := os.Stat(filepath.Join(l.Build, "build.ninja"))
+	return err == nil
+}

@@ -10,6 +10,11 @@ package configs
 
 import "embed"
 
+// builtin_gen.go holds these specs parsed, as Go literals (see Builtin);
+// regenerate it after changing a YAML file or the Spec types.
+//
+//go:generate go run -tags specgen ./internal/specgen -o builtin_gen.go
+
 // specFS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
 //
 //go:embed *.yaml

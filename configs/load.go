@@ -1,10 +1,8 @@
 package configs
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
@@ -51,25 +49,6 @@ func stampOrigins(s *Spec, file string) {
 			list[i].Origin = list[i].Pos.String()
 		}
 	}
-}
-
-// Builtin loads the embedded spec of a backend.
-func Builtin(name string) (*Spec, error) {
-	if !slices.Contains(Names, name) {
-		return nil, UnknownBackend(name)
-	}
-	data, err := specFS.ReadFile(name + ".yaml")
-	if err != nil {
-		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: %w", name, err)
-	}
-	s, err := parseWholeSpec("configs/"+name+".yaml", data)
-	if err != nil {
-		return nil, err
-	}
-	if s.Backend != name {
-		return nil, fmt.Errorf("configs/%s.yaml declares backend %q", name, s.Backend)
-	}
-	return s, nil
 }
 
 // loadSpecFile reads a complete spec from disk.

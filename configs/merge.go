@@ -64,6 +64,7 @@ func Merge(base, over *Spec) *Spec {
 
 func clone(s *Spec) *Spec {
 	c := *s
+	c.memo = fingerprintMemo{} // the merge changes it: hash the result
 	c.Platforms = append([]string(nil), s.Platforms...)
 	c.Conflicts = append([]string(nil), s.Conflicts...)
 	if s.Toolchain != nil {

@@ -30,6 +30,9 @@ type Spec struct {
 	// Source names where the spec came from ("built-in configs/rocm.yaml",
 	// or the override file) for plan output.
 	Source string `yaml:"-" json:"-"`
+
+	// memo is the fingerprint of a built-in spec (see Fingerprint).
+	memo fingerprintMemo
 }
 
 // toolchain says how to find the backend's SDK root.

@@ -2,9 +2,6 @@ package flow
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -286,9 +283,6 @@ func (p *Prepared) checkArchSupport() error {
 }
 
 // specHash fingerprints the effective spec, so any change to it (built-in
-// or override) is a stamp input.
-func specHash(s *configs.Spec) string {
-	data, _ := json.Marshal(s)
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
-}
+// or override) is a stamp input. A built-in spec's was computed when it
+// was generated; the value is the same either way.
+func specHash(s *configs.Spec) string { return s.Fingerprint() }

@@ -1,0 +1,28 @@
+//go:build specgen
+
+package configs
+
+import "go/format"
+
+// GeneratedSource is builtin_gen.go as it must be for the embedded specs,
+// formatted. Only the generator (go run -tags specgen
+// ./configs/internal/specgen) sees it: the tag leaves out builtin_gen.go,
+// so the generator compiles even when that file is stale against a
+// changed Spec type.
+func GeneratedSource() ([]byte, error) {
+	src, err := builtinSource()
+	if err != nil {
+		return nil, err
+	}
+	return format.Source(src)
+}
+
+// generated stands in for builtin_gen.go's in a -tags specgen build: it
+// parses the embedded YAML, as Builtin did before the specs were generated.
+func generated(name string) (*Spec, string, bool) {
+	s, err := parseEmbedded(name)
+	if err != nil {
+		return nil, "", false
+	}
+	return s, hashSpec(s), true
+}

@@ -1,0 +1,36 @@
+//go:build specgen
+
+// Command specgen writes configs/builtin_gen.go: the embedded built-in specs
+// parsed at generate time and printed as Go literals, so that no run of
+// mlxbuild parses YAML for them. Run it as go generate ./configs, which
+// runs
+//
+//	go run -tags specgen ./internal/specgen -o builtin_gen.go
+//
+// in configs/. The tag leaves the old builtin_gen.go out of the build, so a
+// stale one that no longer compiles does not stop its own regeneration.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+)
+
+func main() {
+	out := flag.String("o", "builtin_gen.go", "the file to write")
+	flag.Parse()
+	src, err := configs.GeneratedSource()
+	if err == nil {
+		err = atomicfile.Write(*out, src, 0o644)
+	}
+	if err != nil {
+		// A spec that does not parse exits 2, like mlxbuild itself.
+		fmt.Fprintln(os.Stderr, "specgen:", fail.Message(err))
+		os.Exit(fail.ExitCode(err))
+	}
+}

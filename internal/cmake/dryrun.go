@@ -68,7 +68,7 @@ func (d *DryRun) Stop() {
 }
 
 // WriteLog makes path the build log of this no-op, as Build writes one:
-// the command, then Ninja's output.
+// the command, then Ninja's output; a log that says so already stays.
 func (d *DryRun) WriteLog(path string) error {
 	<-d.done
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -77,6 +77,10 @@ func (d *DryRun) WriteLog(path string) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s %s\n", d.ninja, strings.Join(d.args, " "))
 	b.Write(d.out)
+	// The last no-op wrote the same lines: leave them.
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+		return nil
+	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the build log %s: %w", path, err)
 	}

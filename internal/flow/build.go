@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -57,16 +59,16 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()
-	p, err := prepareConfig(o, target, backend)
+	p, err := loadConfig(o, backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A configured build is locked as soon as its cache is known, so that
-	// Ninja's own no-op check starts now, beside the rest of mlxbuild's
-	// (cmake.DryRun: only under the lock does no other build change what
-	// it reads); it is stopped before the lock is given up. Where there is
-	// no build yet nothing is written before the configuration is checked
-	// whole: the lock waits until then.
+	// A configured build is locked as soon as its cache is known (the
+	// project file names it), so that Ninja's own no-op check starts now,
+	// beside the rest of mlxbuild's (cmake.DryRun: only under the lock does
+	// no other build change what it reads); it is stopped before the lock
+	// is given up. Where there is no build yet nothing is written before
+	// the configuration is checked whole: the lock waits until then.
 	var unlock func() error
 	var dry *cmake.DryRun
 	lock := func() error {
@@ -82,10 +84,22 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			unlock()
 		}
 	}()
-	if configured(p.Layout) {
+	if slices.Contains(configs.Names, backend) && configured(p.Layout) {
 		if err := lock(); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := p.selectBackend(target, backend); err != nil {
+		return nil, nil, err
+	}
+	if unlock != nil && p.Backend != backend {
+		// Another backend was chosen (a Cargo feature, MLXBUILD_BACKENDS):
+		// its own cache is locked below.
+		dry.Stop()
+		if err := unlock(); err != nil {
+			return nil, nil, err
+		}
+		dry, unlock = nil, nil
 	}
 	if err := p.resolve(ctx); err != nil {
 		return nil, nil, err

@@ -18,10 +18,16 @@ import (
 // having changed nothing, when Ninja has work: the real build then runs.
 func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decision, sum *Summary, step, warn func(string, ...any)) (bool, error) {
 	t := time.Now()
-	// The link plan reads only what earlier builds made: made while Ninja
-	// looks, it is off the critical path. Made for nothing when Ninja has
-	// work, it is made again after the build.
+	// The link plan reads only what earlier builds made, and the stamp is
+	// this run's inputs: made and encoded while Ninja looks, they are off
+	// the critical path. Made for nothing when Ninja has work, they are
+	// made again after the build.
 	plan, planErr := p.linkPlan()
+	var files map[string][]byte
+	if planErr == nil {
+		files = linkFiles(plan)
+	}
+	stamp, stampErr := cache.EncodeStamp(p.Layout.Stamp, d.cur)
 	tPlan := time.Since(t)
 	t = time.Now()
 	if !dry.NoWork() {
@@ -37,11 +43,14 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 	if planErr != nil {
 		return true, planErr
 	}
+	if stampErr != nil {
+		return true, stampErr
+	}
 	sum.Notes = plan.Notes
-	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+	if err := writeLinkFiles(p.Layout.Out, files); err != nil {
 		return true, err
 	}
-	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
+	if err := cache.WriteStampData(p.Layout.Stamp, stamp); err != nil {
 		return true, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", tPlan + time.Since(t)})

@@ -68,3 +68,46 @@ func TestNoopTrustsNinjasDryRunOnlyWhenItHasNoWork(t *testing.T) {
 		t.Errorf("the build after the rebuild: %+v; log:\n%s", sum, log)
 	}
 }
+
+// TestEarlyLockFollowsTheChosenBackend: build:cpu's cache is locked early
+// (it is configured), but a Cargo feature chooses rocm: that cache is
+// built, a rocm object removed is rebuilt (cpu's dry run, which has no
+// work, must not answer for rocm), a no-op follows, and the cpu cache is
+// left as it was.
+func TestEarlyLockFollowsTheChosenBackend(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "c++", "hipcc")
+	// Debian lacks these; the example's build does not link them.
+	p := newProject(t, "link:\n  remove: [hipfft, rocblas, hipblaslt]\n")
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	run := func() *flow.Summary {
+		t.Helper()
+		var stderr bytes.Buffer
+		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+		if err != nil {
+			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
+		}
+		return sum
+	}
+	run()
+	cpuLog, err := os.ReadFile(filepath.Join(p.Cache, "cpu", "build.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CARGO_FEATURE_ROCM", "1")
+	if sum := run(); sum.Backend != "rocm" || sum.Steps == 0 {
+		t.Fatalf("with CARGO_FEATURE_ROCM: %+v", sum)
+	}
+	// Only rocm's Ninja can tell this object is gone; cpu's has no work.
+	if err := os.Remove(filepath.Join(p.Cache, "rocm", "build", hipObject)); err != nil {
+		t.Fatal(err)
+	}
+	if sum := run(); sum.Backend != "rocm" || sum.Steps == 0 {
+		t.Errorf("with a rocm object gone: %+v", sum)
+	}
+	if sum := run(); sum.Backend != "rocm" || sum.Steps != 0 || sum.Reconfigured {
+		t.Errorf("again: %+v", sum)
+	}
+	if again, _ := os.ReadFile(filepath.Join(p.Cache, "cpu", "build.log")); !bytes.Equal(again, cpuLog) {
+		t.Errorf("the cpu build log changed while rocm was built:\n%s", again)
+	}
+}

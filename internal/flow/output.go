@@ -13,18 +13,24 @@ import (
 
 // writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
 // into dir.
-func writeLinkPlan(dir string, p *linkplan.Plan) error {
-	// One unit: the four files always come from the same plan, whatever
-	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
-	// them and their mtimes alone, so a build script that watches them does
-	// not rerun.
-	_, err := atomicfile.ReplaceDir(dir, map[string][]byte{
+func writeLinkPlan(dir string, p *linkplan.Plan) error { return writeLinkFiles(dir, linkFiles(p)) }
+
+// linkFiles are the link plan's files by name.
+func linkFiles(p *linkplan.Plan) map[string][]byte {
+	return map[string][]byte{
 		"cargo.txt":    []byte(p.Cargo()),
 		"ldflags.txt":  []byte(p.Ldflags()),
 		"cxxflags.txt": []byte(p.Cxxflags()),
 		"link.json":    p.JSON(),
-	})
-	if err != nil {
+	}
+}
+
+func writeLinkFiles(dir string, files map[string][]byte) error {
+	// One unit: the four files always come from the same plan, whatever
+	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
+	// them and their mtimes alone, so a build script that watches them does
+	// not rerun.
+	if _, err := atomicfile.ReplaceDir(dir, files); err != nil {
 		return fmt.Errorf("writing the link plan into %s: %w; check free space and permissions", dir, err)
 	}
 	return nil

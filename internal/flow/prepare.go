@@ -98,11 +98,36 @@ func (p *Prepared) resolve(ctx context.Context) error {
 // the project file, the backend's selection and spec, the cache layout.
 // verify runs its source checks on it when the rest of Prepare fails.
 func prepareConfig(o Options, target, backend string) (*Prepared, error) {
+	p, err := loadConfig(o, backend)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.selectBackend(target, backend); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// loadConfig reads the project file only. The Prepared it returns is for
+// the backend the target asks for ("" when it asks none), whose cache
+// layout is then known already: selectBackend makes the choice.
+func loadConfig(o Options, backend string) (*Prepared, error) {
 	o = o.withDefaults()
 	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	if err != nil {
 		return nil, err
 	}
+	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Defines: map[string]string{}}
+	if backend != "" {
+		p.Layout = cache.For(cfg.CacheRoot.Value, backend)
+	}
+	return p, nil
+}
+
+// selectBackend chooses the backend to build (the target's own,
+// MLXBUILD_BACKENDS, Cargo features) and reads its spec.
+func (p *Prepared) selectBackend(target, backend string) error {
+	o, cfg := p.Opts, p.Config
 	// Select reads the chosen backend's spec too: parse and validate it
 	// once.
 	var spec *configs.Spec
@@ -118,12 +143,13 @@ func prepareConfig(o Options, target, backend string) (*Prepared, error) {
 	}
 	chosen, err := backends.Select(backends.Requests(target, backend, o.Env), o.GOOS, specOf)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if spec, err = specOf(chosen); err != nil {
-		return nil, err
+		return err
 	}
-	return &Prepared{Opts: o, Config: cfg, Backend: chosen, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, chosen), Defines: map[string]string{}}, nil
+	p.Backend, p.Spec, p.Layout = chosen, spec, cache.For(cfg.CacheRoot.Value, chosen)
+	return nil
 }
 
 // cmakeSetup adds what CMake needs for the toolchain's layout (Debian's

@@ -14,11 +14,13 @@
 // not preserved; no spec type has them.
 //
 // A literal longer than lineWidth gets an element per line; the caller
-// indents the file with go/format. golit itself imports nothing of go/*, so that the package
-// that uses it does not make every mlxbuild run initialize the parser.
+// indents the file with go/format. golit itself imports nothing of go/*,
+// so that the package that uses it does not make every mlxbuild run
+// initialize the parser.
 //
 // It is mlxbuild's own API, not supported for parent repositories: a
-// parent repository uses targets and backends/linkplan.
+// parent's magefile imports targets, and reads a build's link plan with
+// backends/linkplan.
 package golit
 
 import (

@@ -65,6 +65,29 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// GuessCacheRoot is where the cache of the project found from dir is
+// unless its project file names another (cache:): MLXBUILD_CACHE, or
+// target/mlxbuild beside the file; "" when no project file is found. It
+// reads no file, so a build can lock and ask Ninja while the file is
+// parsed; LoadConfig's root is the one that counts.
+func GuessCacheRoot(dir string, env func(string) string) string {
+	if env == nil {
+		env = os.Getenv
+	}
+	if c := env("MLXBUILD_CACHE"); c != "" {
+		abs, err := filepath.Abs(c)
+		if err != nil {
+			return ""
+		}
+		return abs
+	}
+	file, err := find(dir, env)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(file), "target", "mlxbuild")
+}
+
 // Spec returns the effective spec of a backend: the embedded one, extended
 // or replaced by the project's spec file.
 func (c *Config) Spec(name string) (*Spec, error) {

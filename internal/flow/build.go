@@ -59,47 +59,49 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	o = o.withDefaults()
 	pr := o.printer()
 	t0 := time.Now()
+	// Where the cache is unless the project file names another (a few
+	// stats say): a configured build there is locked now, and Ninja's own
+	// no-op check starts beside the parse of that file and the rest of
+	// mlxbuild's checks (cmake.DryRun: only under the lock does no other
+	// build change what it reads). Nothing of it is trusted until the file
+	// says this cache is the project's; another one drops it. Where there
+	// is no build yet nothing is written before the configuration is
+	// checked whole: the lock waits until then.
+	var lock heldLock
+	defer lock.release()
+	if slices.Contains(configs.Names, backend) {
+		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
+			if l := cache.For(root, backend); configured(l) && cache.CheckRoot(root) == nil {
+				if err := lock.take(ctx, l, backend, pr); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
 	p, err := loadConfig(o, backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A configured build is locked as soon as its cache is known (the
-	// project file names it), so that Ninja's own no-op check starts now,
-	// beside the rest of mlxbuild's (cmake.DryRun: only under the lock does
-	// no other build change what it reads); it is stopped before the lock
-	// is given up. Where there is no build yet nothing is written before
-	// the configuration is checked whole: the lock waits until then.
-	var unlock func() error
-	var dry *cmake.DryRun
-	lock := func() error {
-		var err error
-		if unlock, err = p.lockCache(ctx); err == nil {
-			dry = cmake.StartDryRun(ctx, p.Layout.Build, nil)
-		}
-		return err
+	if lock.dir != "" && lock.dir != p.Layout.Dir {
+		lock.release() // the project file names another cache
 	}
-	defer func() {
-		dry.Stop()
-		if unlock != nil {
-			unlock()
+	if lock.dir == "" && slices.Contains(configs.Names, backend) && configured(p.Layout) {
+		if err := lock.take(ctx, p.Layout, backend, pr); err != nil {
+			return nil, nil, err
 		}
-	}()
-	if slices.Contains(configs.Names, backend) && configured(p.Layout) {
-		if err := lock(); err != nil {
+	}
+	if lock.dir != "" {
+		if err := p.settleCache(); err != nil {
 			return nil, nil, err
 		}
 	}
 	if err := p.selectBackend(target, backend); err != nil {
 		return nil, nil, err
 	}
-	if unlock != nil && p.Backend != backend {
+	if lock.dir != "" && lock.dir != p.Layout.Dir {
 		// Another backend was chosen (a Cargo feature, MLXBUILD_BACKENDS):
 		// its own cache is locked below.
-		dry.Stop()
-		if err := unlock(); err != nil {
-			return nil, nil, err
-		}
-		dry, unlock = nil, nil
+		lock.release()
 	}
 	if err := p.resolve(ctx); err != nil {
 		return nil, nil, err
@@ -117,11 +119,18 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, p.gapsError(gaps)
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
-	if unlock == nil {
-		if err := lock(); err != nil {
+	if lock.dir == "" {
+		if err := p.prepareCache(); err != nil {
+			return nil, nil, err
+		}
+		if err := lock.take(ctx, p.Layout, p.Backend, pr); err != nil {
+			return nil, nil, err
+		}
+		if err := p.settleCache(); err != nil {
 			return nil, nil, err
 		}
 	}
+	dry := lock.dry
 
 	// This first decision only chooses whether to purge for a new pin
 	// (the overlay's hashes come from materializing, below).

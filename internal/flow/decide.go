@@ -13,6 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -115,19 +116,43 @@ func (p *Prepared) readLastBuild() (*cache.Stamp, *cache.ConfigureRecord, error)
 // take turns, then removes what killed runs left there; call the returned
 // func to release it.
 func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
-	if err := cache.Prepare(p.Layout, p.Config.Project.Dir); err != nil {
+	if err := p.prepareCache(); err != nil {
 		return nil, err
 	}
-	pr := p.Opts.printer()
-	unlock, err := cache.Lock(ctx, p.Layout.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, p.Layout.Lock)
-	})
+	unlock, err := lockLayout(ctx, p.Layout, p.Backend, p.Opts.printer())
 	if err != nil {
-		return nil, fmt.Errorf("locking the %s cache: %w", p.Backend, err)
+		return nil, err
 	}
 	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
 		unlock()
 		return nil, err
+	}
+	return unlock, nil
+}
+
+// prepareCache creates the backend's cache directory, refusing one that
+// another project owns.
+func (p *Prepared) prepareCache() error { return cache.Prepare(p.Layout, p.Config.Project.Dir) }
+
+// settleCache is what lockCache does around the lock for a cache locked
+// before the project file was read: the directory checked as this
+// project's, then cleared of what killed runs left.
+func (p *Prepared) settleCache() error {
+	if err := p.prepareCache(); err != nil {
+		return err
+	}
+	_, err := cache.RemoveStaleTemps(p.Layout)
+	return err
+}
+
+// lockLayout takes the lock of a backend's cache directory, saying so when
+// another mlxbuild holds it.
+func lockLayout(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer) (func() error, error) {
+	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, l.Lock)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("locking the %s cache: %w", backend, err)
 	}
 	return unlock, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // finishNoop ends a build that mlxbuild's own decision does not redo when
@@ -61,4 +62,31 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 func configured(l cache.Layout) bool {
 	_, err := os.Stat(filepath.Join(l.Build, "build.ninja"))
 	return err == nil
+}
+
+// heldLock is a backend cache's lock a build holds, and Ninja's dry run
+// started under it.
+type heldLock struct {
+	dir    string // the locked backend directory; "" when none is held
+	unlock func() error
+	dry    *cmake.DryRun
+}
+
+// take locks l's directory and starts Ninja's dry run on its build.
+func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer) error {
+	unlock, err := lockLayout(ctx, l, backend, pr)
+	if err != nil {
+		return err
+	}
+	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build, nil)
+	return nil
+}
+
+// release stops the dry run, then gives the lock up.
+func (h *heldLock) release() {
+	h.dry.Stop()
+	if h.unlock != nil {
+		_ = h.unlock()
+	}
+	*h = heldLock{}
 }

@@ -111,3 +111,63 @@ func TestEarlyLockFollowsTheChosenBackend(t *testing.T) {
 		t.Errorf("the cpu build log changed while rocm was built:\n%s", again)
 	}
 }
+
+// TestGuessedCacheIsNotTrusted: with MLXBUILD_CACHE unset the build locks
+// and asks Ninja in target/mlxbuild beside the project file before the
+// file is read. Here the file names another cache, and a configured decoy
+// sits at the guessed place: its dry run (no work) must not answer for
+// the named cache, whose removed object is rebuilt; the decoy is left as
+// it was.
+func TestGuessedCacheIsNotTrusted(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
+	p := newProject(t, "")
+	t.Setenv("MLXBUILD_CACHE", "")
+	named := filepath.Join(t.TempDir(), "named-cache")
+	yaml, err := os.ReadFile(filepath.Join(p.Dir, "mlxbuild.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), string(yaml)+"cache: "+named+"\n")
+	run := func() *flow.Summary {
+		t.Helper()
+		var stderr bytes.Buffer
+		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+		if err != nil {
+			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
+		}
+		return sum
+	}
+	run()
+	// The decoy: the same build, copied to where the guess looks.
+	decoy := filepath.Join(p.Dir, "target", "mlxbuild")
+	if err := os.MkdirAll(filepath.Dir(decoy), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.RunOK(t, nil, "", "cp", "-a", named, decoy)
+	decoyLog, err := os.ReadFile(filepath.Join(decoy, "cpu", "build.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := run(); sum.Steps != 0 || sum.Reconfigured {
+		t.Fatalf("second build: %+v", sum)
+	}
+	var object string
+	_ = filepath.WalkDir(filepath.Join(named, "cpu", "build"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && object == "" && strings.HasSuffix(path, ".o") {
+			object = path
+		}
+		return err
+	})
+	if object == "" {
+		t.Fatal("the named cache's build has no object file")
+	}
+	if err := os.Remove(object); err != nil {
+		t.Fatal(err)
+	}
+	if sum := run(); sum.Steps == 0 || !strings.HasPrefix(sum.LogPath, named) {
+		t.Errorf("with %s gone: %+v", object, sum)
+	}
+	if again, _ := os.ReadFile(filepath.Join(decoy, "cpu", "build.log")); !bytes.Equal(again, decoyLog) {
+		t.Errorf("the decoy's build log changed:\n%s", again)
+	}
+}

@@ -44,16 +44,7 @@ func TestNoopTrustsNinjasDryRunOnlyWhenItHasNoWork(t *testing.T) {
 		t.Errorf("a no-op said more than one line:\n%s", out)
 	}
 
-	var object string
-	_ = filepath.WalkDir(filepath.Join(p.Cache, "cpu", "build"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && object == "" && strings.HasSuffix(path, ".o") {
-			object = path
-		}
-		return err
-	})
-	if object == "" {
-		t.Fatal("the build directory has no object file")
-	}
+	object := anObject(t, filepath.Join(p.Cache, "cpu", "build"))
 	if err := os.Remove(object); err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +70,7 @@ func TestEarlyLockFollowsTheChosenBackend(t *testing.T) {
 	// Debian lacks these; the example's build does not link them.
 	p := newProject(t, "link:\n  remove: [hipfft, rocblas, hipblaslt]\n")
 	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
-	run := func() *flow.Summary {
-		t.Helper()
-		var stderr bytes.Buffer
-		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
-		if err != nil {
-			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
-		}
-		return sum
-	}
+	run := func() *flow.Summary { t.Helper(); return buildCPU(t, p.Dir) }
 	run()
 	cpuLog, err := os.ReadFile(filepath.Join(p.Cache, "cpu", "build.log"))
 	if err != nil {
@@ -128,15 +111,7 @@ func TestGuessedCacheIsNotTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), string(yaml)+"cache: "+named+"\n")
-	run := func() *flow.Summary {
-		t.Helper()
-		var stderr bytes.Buffer
-		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
-		if err != nil {
-			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
-		}
-		return sum
-	}
+	run := func() *flow.Summary { t.Helper(); return buildCPU(t, p.Dir) }
 	run()
 	// The decoy: the same build, copied to where the guess looks.
 	decoy := filepath.Join(p.Dir, "target", "mlxbuild")
@@ -151,16 +126,7 @@ func TestGuessedCacheIsNotTrusted(t *testing.T) {
 	if sum := run(); sum.Steps != 0 || sum.Reconfigured {
 		t.Fatalf("second build: %+v", sum)
 	}
-	var object string
-	_ = filepath.WalkDir(filepath.Join(named, "cpu", "build"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && object == "" && strings.HasSuffix(path, ".o") {
-			object = path
-		}
-		return err
-	})
-	if object == "" {
-		t.Fatal("the named cache's build has no object file")
-	}
+	object := anObject(t, filepath.Join(named, "cpu", "build"))
 	if err := os.Remove(object); err != nil {
 		t.Fatal(err)
 	}
@@ -170,4 +136,32 @@ func TestGuessedCacheIsNotTrusted(t *testing.T) {
 	if again, _ := os.ReadFile(filepath.Join(decoy, "cpu", "build.log")); !bytes.Equal(again, decoyLog) {
 		t.Errorf("the decoy's build log changed:\n%s", again)
 	}
+}
+
+// anObject is the first object file under a build directory.
+func anObject(t *testing.T, build string) string {
+	t.Helper()
+	var object string
+	_ = filepath.WalkDir(build, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && object == "" && strings.HasSuffix(path, ".o") {
+			object = path
+		}
+		return err
+	})
+	if object == "" {
+		t.Fatalf("%s has no object file", build)
+	}
+	return object
+}
+
+// buildCPU runs build:cpu of the project in dir and fails the test with
+// its output when it fails.
+func buildCPU(t *testing.T, dir string) *flow.Summary {
+	t.Helper()
+	var stderr bytes.Buffer
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+	if err != nil {
+		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
+	}
+	return sum
 }

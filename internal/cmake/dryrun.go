@@ -27,17 +27,17 @@ type DryRun struct {
 	err        error
 }
 
-// StartDryRun starts `ninja -n -C dir` with env added to the environment
-// (what Build would add). It returns nil when dir has no build.ninja: there
+// StartDryRun starts `ninja -n -C dir` (no command runs, so no launcher
+// settings are needed). It returns nil when dir has no build.ninja: there
 // is nothing to ask before the first configure.
-func StartDryRun(ctx context.Context, dir string, env []string) *DryRun {
+func StartDryRun(ctx context.Context, dir string) *DryRun {
 	ninja, err := ninjaFor(dir)
 	if err != nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	d := &DryRun{dir: dir, ninja: ninja, args: []string{"-n", "-C", dir}, cancel: cancel, done: make(chan struct{})}
-	full := append(append(os.Environ(), env...), "NINJA_STATUS="+ninjaStatus)
+	full := append(os.Environ(), "NINJA_STATUS="+ninjaStatus)
 	go func() {
 		defer close(d.done)
 		res, err := proc.RunLeaf(ctx, proc.Cmd{Path: ninja, Args: d.args, Env: full})

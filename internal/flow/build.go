@@ -120,15 +120,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
 	if lock.dir == "" {
-		if err := p.prepareCache(); err != nil {
+		unlock, err := p.lockCache(ctx)
+		if err != nil {
 			return nil, nil, err
 		}
-		if err := lock.take(ctx, p.Layout, p.Backend, pr); err != nil {
-			return nil, nil, err
-		}
-		if err := p.settleCache(); err != nil {
-			return nil, nil, err
-		}
+		lock.hold(ctx, p.Layout, unlock)
 	}
 	dry := lock.dry
 

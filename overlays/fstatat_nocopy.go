@@ -13,6 +13,8 @@ import (
 // the name to the kernel from a buffer on the stack: unix.Fstatat allocates
 // a NUL-terminated copy of it on the heap, which was two allocations for
 // every file of a no-op, and with them most of its garbage.
+//
+// It is a raw system call, as getdents is (dirlist_linux.go says why).
 func fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	var buf [256]byte // NAME_MAX (255) and the NUL
 	if len(name) >= len(buf) || strings.IndexByte(name, 0) >= 0 {
@@ -20,7 +22,7 @@ func fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	}
 	copy(buf[:], name)
 	for {
-		_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+		_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
 		switch e {
 		case 0:
 			return nil

@@ -21,20 +21,21 @@ type dirEnt struct {
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
 // listDir opens a directory and lists it sorted by name, appending to
-// into[:0] (a slice the caller reuses); a missing one is empty, with fd -1. The caller closes fd (closeDir) and stats the entries
+// into[:0] (a slice the caller reuses) with the names kept in names (see
+// pathArena); a missing one is empty, with fd -1. The caller closes fd (closeDir) and stats the entries
 // with fstatat relative to it, which saves the kernel a walk of the whole
 // path. The directory is opened and read with plain system calls, not
 // os.File: os.File registers every descriptor with the runtime's poller and
 // Fd() switches it back to blocking mode, four system calls per directory
 // that a no-op has no use for.
-func listDir(what, dir string, into []dirEnt) (int, []dirEnt, error) {
+func listDir(what, dir string, into []dirEnt, names *pathArena) (int, []dirEnt, error) {
 	fd, err := openDirFD(dir)
 	if errors.Is(err, unix.ENOENT) {
 		return -1, into[:0], nil
 	}
 	var es []dirEnt
 	if err == nil {
-		if es, err = readDirFD(fd, into[:0]); err != nil {
+		if es, err = readDirFD(fd, into[:0], names); err != nil {
 			closeDir(fd)
 		}
 	}

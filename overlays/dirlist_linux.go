@@ -1,6 +1,7 @@
 package overlays
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io/fs"
 	"slices"
@@ -32,10 +33,9 @@ func getdents(fd int, buf []byte) (int, error) {
 	return int(n), nil
 }
 
-// readDirFD lists the open directory fd with getdents64. Each call's names
-// are cut from one string made of the whole buffer, so a directory costs a
-// string per call rather than one per entry.
-func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
+// readDirFD lists the open directory fd with getdents64, keeping the names
+// in names (no string per entry, nor per call).
+func readDirFD(fd int, out []dirEnt, names *pathArena) ([]dirEnt, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
@@ -51,25 +51,22 @@ func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 			return out, nil
 		}
 		out = slices.Grow(out, n/32) // a record is 24 bytes and the name, padded to 8
-		s := string(buf[:n])
 		// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name NUL-terminated.
 		for off := 0; off+19 <= n; {
 			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
 			if reclen < 19 || off+reclen > n {
 				return nil, unix.EIO // a record the kernel would never write
 			}
-			name := s[off+19 : off+reclen]
-			for i := 0; i < len(name); i++ {
-				if name[i] == 0 {
-					name = name[:i]
-					break
-				}
+			raw := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(raw, 0); i >= 0 {
+				raw = raw[:i]
 			}
 			typ := buf[off+18]
 			off += reclen
-			if name == "." || name == ".." || binary.NativeEndian.Uint64(buf[off-reclen:]) == 0 {
+			if string(raw) == "." || string(raw) == ".." || binary.NativeEndian.Uint64(buf[off-reclen:]) == 0 {
 				continue // ino 0: a deleted entry some file systems still list
 			}
+			name := names.string(raw)
 			var t fs.FileMode
 			switch typ {
 			case unix.DT_REG:

@@ -11,8 +11,8 @@ import (
 
 // readDirFD lists the open directory fd. Outside Linux there is no getdents
 // in golang.org/x/sys/unix, so it reads through os.File, which owns and
-// closes a duplicate of fd.
-func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
+// closes a duplicate of fd; its names are strings of their own.
+func readDirFD(fd int, out []dirEnt, _ *pathArena) ([]dirEnt, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return nil, err

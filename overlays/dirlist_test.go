@@ -31,7 +31,7 @@ func TestListDirMatchesReadDir(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(d, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fd, got, err := listDir("test", d, nil)
+	fd, got, err := listDir("test", d, nil, &pathArena{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func TestListDirMatchesReadDir(t *testing.T) {
 
 func TestListDirMissingAndNotADirectory(t *testing.T) {
 	d := t.TempDir()
-	if fd, es, err := listDir("test", filepath.Join(d, "nope"), nil); fd != -1 || es != nil || err != nil {
+	if fd, es, err := listDir("test", filepath.Join(d, "nope"), nil, &pathArena{}); fd != -1 || es != nil || err != nil {
 		t.Errorf("missing directory: %d, %v, %v; want -1, nil, nil", fd, es, err)
 	}
 	f := filepath.Join(d, "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fd, _, err := listDir("tree", f, nil)
+	fd, _, err := listDir("tree", f, nil, &pathArena{})
 	if err == nil || !strings.Contains(err.Error(), "reading tree directory "+f) || fd != -1 {
 		t.Errorf("a file as a directory: %d, %v; want an error naming %s", fd, err, f)
 	}
@@ -93,7 +93,7 @@ func TestFstatatAgreesWithUnix(t *testing.T) {
 	if err := os.Symlink(long, filepath.Join(d, "link")); err != nil {
 		t.Fatal(err)
 	}
-	fd, _, err := listDir("test", d, nil)
+	fd, _, err := listDir("test", d, nil, &pathArena{})
 	if err != nil {
 		t.Fatal(err)
 	}

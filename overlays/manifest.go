@@ -228,22 +228,6 @@ func readEntry(r *bufio.Reader, paths *pathArena, e *entry) bool {
 	return e.size >= 0 && e.srcSize >= 0
 }
 
-// pathArena hands out strings cut from shared 64 KiB blocks: one
-// allocation per block instead of one per path. A strings.Builder only ever
-// appends, and within its capacity never moves what it holds, so every
-// string cut from its String() stays valid and unchanged.
-type pathArena struct{ b strings.Builder }
-
-func (a *pathArena) string(p []byte) string {
-	if a.b.Cap()-a.b.Len() < len(p) {
-		a.b = strings.Builder{}
-		a.b.Grow(max(64<<10, len(p)))
-	}
-	start := a.b.Len()
-	a.b.Write(p)
-	return a.b.String()[start:]
-}
-
 // write replaces the manifest at path atomically: a temporary file in the
 // same directory (named with tmpPrefix, which Materialize knows), synced,
 // then renamed.

@@ -232,7 +232,10 @@ func join(root, rel string) string {
 // listings are one directory's three listings, reused by the next
 // directory a worker takes (the entries are copied out of them, never
 // kept).
-type listings struct{ p, o, t []dirEnt }
+type listings struct {
+	p, o, t []dirEnt
+	names   pathArena // the names in p, o and t, and in earlier listings
+}
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
 type dirFDs struct{ pristine, overlay, tree int }
@@ -254,16 +257,16 @@ func (m *materializer) dir(j dirJob) error {
 	}()
 	var err error
 	if j.inPristine {
-		if fds.pristine, l.p, err = listDir("pristine", join(m.pristine, rel), l.p); err != nil {
+		if fds.pristine, l.p, err = listDir("pristine", join(m.pristine, rel), l.p, &l.names); err != nil {
 			return err
 		}
 	}
 	if j.inOverlay {
-		if fds.overlay, l.o, err = listDir("overlay", join(m.overlay, rel), l.o); err != nil {
+		if fds.overlay, l.o, err = listDir("overlay", join(m.overlay, rel), l.o, &l.names); err != nil {
 			return err
 		}
 	}
-	if fds.tree, l.t, err = listDir("tree", join(m.tree, rel), l.t); err != nil {
+	if fds.tree, l.t, err = listDir("tree", join(m.tree, rel), l.t, &l.names); err != nil {
 		return err
 	}
 	ps, os_, ts = l.p, l.o, l.t

@@ -20,16 +20,18 @@ type dirEnt struct {
 
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
-// listDir opens a directory and lists it sorted by name, appending to
-// into[:0] (a slice the caller reuses) with the names kept in names (see
-// pathArena); a missing one is empty, with fd -1. The caller closes fd (closeDir) and stats the entries
+// listDir opens the directory root/rel (root alone when rel is "") and
+// lists it sorted by name, appending to into[:0] (a slice the caller
+// reuses) with the names kept in names (see pathArena); a missing one is
+// empty, with fd -1. The path is built in *path, a buffer the caller reuses
+// (see openDirAt). The caller closes fd (closeDir) and stats the entries
 // with fstatat relative to it, which saves the kernel a walk of the whole
 // path. The directory is opened and read with plain system calls, not
 // os.File: os.File registers every descriptor with the runtime's poller and
 // Fd() switches it back to blocking mode, four system calls per directory
 // that a no-op has no use for.
-func listDir(what, dir string, into []dirEnt, names *pathArena) (int, []dirEnt, error) {
-	fd, err := openDirFD(dir)
+func listDir(what, root, rel string, into []dirEnt, names *pathArena, path *[]byte) (int, []dirEnt, error) {
+	fd, err := openDirAt(root, rel, path)
 	if errors.Is(err, unix.ENOENT) {
 		return -1, into[:0], nil
 	}
@@ -40,19 +42,10 @@ func listDir(what, dir string, into []dirEnt, names *pathArena) (int, []dirEnt, 
 		}
 	}
 	if err != nil {
-		return -1, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, err)
+		return -1, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
 	}
 	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
 	return fd, es, nil
-}
-
-func openDirFD(dir string) (int, error) {
-	for {
-		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
 }
 
 func closeDir(fd int) {

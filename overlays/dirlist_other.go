@@ -9,6 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// openDirAt opens the directory root/rel for reading (buf is unused here).
+func openDirAt(root, rel string, _ *[]byte) (int, error) {
+	for {
+		fd, err := unix.Open(join(root, rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
 // readDirFD lists the open directory fd. Outside Linux there is no getdents
 // in golang.org/x/sys/unix, so it reads through os.File, which owns and
 // closes a duplicate of fd; its names are strings of their own.

@@ -235,6 +235,7 @@ func join(root, rel string) string {
 type listings struct {
 	p, o, t []dirEnt
 	names   pathArena // the names in p, o and t, and in earlier listings
+	path    []byte    // the path of the directory being opened
 }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
@@ -257,16 +258,16 @@ func (m *materializer) dir(j dirJob) error {
 	}()
 	var err error
 	if j.inPristine {
-		if fds.pristine, l.p, err = listDir("pristine", join(m.pristine, rel), l.p, &l.names); err != nil {
+		if fds.pristine, l.p, err = listDir("pristine", m.pristine, rel, l.p, &l.names, &l.path); err != nil {
 			return err
 		}
 	}
 	if j.inOverlay {
-		if fds.overlay, l.o, err = listDir("overlay", join(m.overlay, rel), l.o, &l.names); err != nil {
+		if fds.overlay, l.o, err = listDir("overlay", m.overlay, rel, l.o, &l.names, &l.path); err != nil {
 			return err
 		}
 	}
-	if fds.tree, l.t, err = listDir("tree", join(m.tree, rel), l.t, &l.names); err != nil {
+	if fds.tree, l.t, err = listDir("tree", m.tree, rel, l.t, &l.names, &l.path); err != nil {
 		return err
 	}
 	ps, os_, ts = l.p, l.o, l.t

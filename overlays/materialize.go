@@ -66,11 +66,17 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // trees that overlap a source. The caller holds the backend's lock
 // (cache.Lock) so that two runs never work on one tree at once.
 func Materialize(pristine, overlay, tree, manifestPath string, records []string) (Stats, *Manifest, error) {
+	return MaterializeAhead(pristine, overlay, tree, manifestPath, records, nil)
+}
+
+// MaterializeAhead is Materialize with the manifest read ahead (see
+// ManifestAhead); a nil ahead reads it here.
+func MaterializeAhead(pristine, overlay, tree, manifestPath string, records []string, ahead *ManifestAhead) (Stats, *Manifest, error) {
 	m, err := newMaterializer(pristine, overlay, tree, records)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	m.old = readManifest(manifestPath)
+	m.old = ahead.manifest(manifestPath)
 	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)

@@ -25,6 +25,9 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
+	// The manifest is read while the cache is checked and locked; the
+	// materialize under the lock keeps it only if the file did not change.
+	p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
 	unlock, err := p.lockCache(ctx)
 	if err != nil {
 		return overlays.Stats{}, err

@@ -170,7 +170,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	src.Pristine = pristine
-	stats, m, err := overlays.Materialize(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records)
+	stats, m, err := overlays.MaterializeAhead(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records, p.manifestAhead)
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}

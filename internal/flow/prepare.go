@@ -16,6 +16,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -54,6 +55,9 @@ type Prepared struct {
 	treeKey string
 	// lastBuild is kept by the first decision for the second.
 	lastBuild *lastBuild
+	// manifestAhead is the tree's manifest being read while the cache is
+	// locked, or nil (materialize reads it then).
+	manifestAhead *overlays.ManifestAhead
 }
 
 // Prepare loads the configuration, selects the backend (from the target's

@@ -3,11 +3,13 @@ package flow
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/gcpause"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -25,6 +27,9 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
+	// A no-op allocates mostly the manifest, which it keeps: no collection
+	// until the run ends, unless it needs more than the manifest suggests.
+	defer gcpause.For(applyMemoryLimit(p.Layout.Manifest))()
 	// The manifest is read while the cache is checked and locked; the
 	// materialize under the lock keeps it only if the file did not change.
 	p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
@@ -43,6 +48,18 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	fmt.Fprintf(o.Stdout, "%s tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged\n",
 		backend, p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	return stats, nil
+}
+
+// applyMemoryLimit is the memory limit while Apply runs with the collector
+// off: 64 MiB and four times the manifest file (its entries take about as
+// much memory as the file, its paths a fifth of that more). At 100k files
+// a no-op peaks at about 28 MiB either way.
+func applyMemoryLimit(manifest string) int64 {
+	limit := int64(64 << 20)
+	if fi, err := os.Stat(manifest); err == nil {
+		limit += 4 * fi.Size()
+	}
+	return limit
 }
 
 // Clean removes what mlxbuild made in one backend's cache directory, or

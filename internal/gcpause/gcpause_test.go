@@ -1,0 +1,52 @@
+package gcpause
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// settings reads GOGC and the memory limit without changing them.
+func settings() (int, int64) {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p, debug.SetMemoryLimit(-1)
+}
+
+func TestForPausesAndRestores(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+
+	resume := For(64 << 20)
+	if p, l := settings(); p != -1 || l != 64<<20 {
+		t.Fatalf("paused: GOGC %d, limit %d; want -1 and 64 MiB", p, l)
+	}
+	inner := For(1 << 40) // a nested pause changes nothing
+	if p, l := settings(); p != -1 || l != 64<<20 {
+		t.Errorf("nested pause: GOGC %d, limit %d; want -1 and 64 MiB", p, l)
+	}
+	inner()
+	inner() // a second call of the same resume is not a second end
+	if p, _ := settings(); p != -1 {
+		t.Errorf("after the inner pause ended: GOGC %d; want still off", p)
+	}
+	resume()
+	if p, l := settings(); p != 100 || l != math.MaxInt64 {
+		t.Errorf("resumed: GOGC %d, limit %d; want 100 and no limit", p, l)
+	}
+}
+
+// A lower limit the user set (GOMEMLIMIT) stays, and GOGC=off stays off.
+func TestForKeepsTheUsersSettings(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(16 << 20))
+
+	resume := For(64 << 20)
+	if p, l := settings(); p != -1 || l != 16<<20 {
+		t.Errorf("paused: GOGC %d, limit %d; want -1 and the user's 16 MiB", p, l)
+	}
+	resume()
+	if p, l := settings(); p != -1 || l != 16<<20 {
+		t.Errorf("resumed: GOGC %d, limit %d; want the user's -1 and 16 MiB", p, l)
+	}
+}

@@ -41,26 +41,33 @@ func (e *ForeignRootError) Kind() fail.Kind { return fail.Config }
 // not exist yet, is an empty directory, or holds mlxbuild's CACHEDIR.TAG.
 // It only reads.
 func CheckRoot(root string) error {
+	_, err := checkRoot(root)
+	return err
+}
+
+// checkRoot is CheckRoot, also saying whether root holds the tag (so that
+// EnsureRoot reads it once).
+func checkRoot(root string) (isTagged bool, err error) {
 	st, err := os.Stat(root)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("cache: %s: %w", root, err)
+		return false, fmt.Errorf("cache: %s: %w", root, err)
 	case !st.IsDir():
-		return &ForeignRootError{root: root, Reason: "is a file, not a directory"}
+		return false, &ForeignRootError{root: root, Reason: "is a file, not a directory"}
 	}
 	if tagged(root) {
-		return nil
+		return true, nil
 	}
 	empty, err := isEmptyDir(root)
 	if err != nil {
-		return fmt.Errorf("cache: reading %s: %w", root, err)
+		return false, fmt.Errorf("cache: reading %s: %w", root, err)
 	}
 	if !empty {
-		return &ForeignRootError{root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
+		return false, &ForeignRootError{root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
 	}
-	return nil
+	return false, nil
 }
 
 // tagged says whether root holds mlxbuild's own CACHEDIR.TAG.
@@ -78,11 +85,8 @@ func EnsureRoot(root string) error {
 	if root == "" {
 		return errors.New("cache: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
-	if err := CheckRoot(root); err != nil {
+	if isTagged, err := checkRoot(root); err != nil || isTagged {
 		return err
-	}
-	if tagged(root) {
-		return nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)

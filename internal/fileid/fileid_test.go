@@ -72,3 +72,48 @@ func TestKeyFollowsChanges(t *testing.T) {
 		t.Errorf("a retargeted symlink: %+v, key %s", cur, cur.Key())
 	}
 }
+
+// TestFollowedSeesThroughLinks checks that Followed names the file a link
+// leads to: an edit of the target through the link, or a link retargeted,
+// changes it, where Of (the link itself) stays the same.
+func TestFollowedSeesThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	a, b, link := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "link")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("same"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", link); err != nil {
+		t.Fatal(err)
+	}
+	before, linkBefore := Followed(link), Of(link)
+	if before.Absent || before.Ino != Of(a).Ino {
+		t.Fatalf("Followed(link) = %+v, want a's identity %+v", before, Of(a))
+	}
+	if err := os.WriteFile(link, []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if Followed(link) == before {
+		t.Error("an edit of the target through the link left Followed unchanged")
+	}
+	if Of(link) != linkBefore {
+		t.Fatalf("the link itself changed: %+v", Of(link))
+	}
+	edited := Followed(link)
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := Followed(link); got.Ino != Of(b).Ino || got == edited {
+		t.Errorf("a retargeted link: Followed = %+v, want b's identity", got)
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if !Followed(link).Absent {
+		t.Error("a dangling link is not absent to Followed")
+	}
+}

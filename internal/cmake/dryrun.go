@@ -38,7 +38,13 @@ type DryRun struct {
 // starts `ninja -n -C dir` (no command runs, so no launcher settings are
 // needed). It returns nil when dir has no build.ninja: there is nothing to
 // ask before the first configure.
-func StartDryRun(ctx context.Context, dir string) *DryRun {
+//
+// lock is the lock file the caller wrote when it took the lock that keeps
+// other builds out of dir, on the same file system: a file whose ctime is
+// older than the lock's was not changed while Ninja looked, so a record
+// may be made of it (the racy rule, see nowork.go). With lock "" no record
+// is made.
+func StartDryRun(ctx context.Context, dir, lock string) *DryRun {
 	if !fileExists(filepath.Join(dir, "build.ninja")) {
 		return nil
 	}
@@ -58,8 +64,8 @@ func StartDryRun(ctx context.Context, dir string) *DryRun {
 			return
 		}
 		d.ninja = ninja
-		if !d.never {
-			d.since = writeSince(dir)
+		if !d.never && lock != "" {
+			d.since = lookAt(lock)
 		}
 		full := append(os.Environ(), "NINJA_STATUS="+ninjaStatus)
 		res, err := proc.RunLeaf(ctx, proc.Cmd{Path: ninja, Args: d.args, Env: full})

@@ -32,15 +32,15 @@ import (
 //     deps log), grow while building (dyndep) or keep their logs elsewhere
 //     (builddir) gets a "never" record instead, redone when a manifest
 //     changes;
-//   - no file may have changed since the dry run began: a sentinel file is
-//     written just before it starts, and every file's ctime must be older
-//     than the sentinel's (git's racy rule). A file deleted after Ninja
-//     looked leaves no ctime, so an absent file's nearest existing
-//     directory must be older too. A file on another file system, whose
-//     timestamps may be coarser, must be older by a second.
+//   - no file may have changed since the dry run began: every file's ctime
+//     must be older than that of the lock file, written when the build took
+//     the lock, before Ninja started (git's racy rule, with the lock file
+//     as the index). A file deleted after Ninja looked leaves no ctime, so
+//     an absent file's nearest existing directory must be older too. A
+//     file on another file system, whose timestamps may be coarser, must
+//     be older by a second.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkSinceFile  = "mlxbuild-nowork.since"
 	noWorkHeader     = "mlxbuild ninja no-work 1"
 )
 
@@ -234,18 +234,6 @@ func (r noWorkRecord) answersNoWork() bool {
 	return path == r.ninjaPath
 }
 
-// writeSince writes the sentinel the racy rule compares with, just before
-// Ninja starts, and returns its identity (not present when it could not be
-// written: no record is then made).
-func writeSince(dir string) recordedFile {
-	p := filepath.Join(dir, noWorkSinceFile)
-	// Content, not only O_TRUNC, so the write surely moves the ctime.
-	if err := os.WriteFile(p, []byte(strconv.FormatInt(time.Now().UnixNano(), 10)+"\n"), 0o644); err != nil {
-		return recordedFile{path: p}
-	}
-	return lookAt(p)
-}
-
 // olderThan reports whether f's file was last changed before since: the
 // racy rule, by ctime, with slack for another file system. An absent file
 // is judged by its nearest existing directory.
@@ -265,12 +253,13 @@ func olderThan(f, since recordedFile) bool {
 }
 
 // rememberNoWork makes dir's record after a dry run with no work, which
-// began after since was written; ninja is the program it ran. It returns
+// began after since (the lock file) was written; ninja is the program it
+// ran. It returns
 // why no record of files was made ("" when one was), and an error only
 // when the record could not be written.
 func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) (string, error) {
 	if !since.present {
-		return "the sentinel could not be written", nil
+		return "no lock file to compare times with", nil
 	}
 	ninjaPath, err := exec.LookPath(ninja)
 	if err != nil {

@@ -53,7 +53,7 @@ func buildNinja(t *testing.T, dir string) {
 func remembered(t *testing.T, dir string) {
 	t.Helper()
 	buildNinja(t, dir)
-	d := StartDryRun(context.Background(), dir)
+	d := StartDryRun(context.Background(), dir, lockNow(t))
 	if !d.NoWork() || d.Recorded() != 0 {
 		t.Fatalf("after a build: no work %v, recorded %d; Ninja said:\n%s", d.NoWork(), d.Recorded(), d.out)
 	}
@@ -71,11 +71,11 @@ func remembered(t *testing.T, dir string) {
 			t.Fatalf("no record after %d tries: %s", try+1, why)
 		}
 		time.Sleep(10 * time.Millisecond)
-		if d = StartDryRun(context.Background(), dir); !d.NoWork() {
+		if d = StartDryRun(context.Background(), dir, lockNow(t)); !d.NoWork() {
 			t.Fatalf("work on a dry run again:\n%s", d.out)
 		}
 	}
-	if d := StartDryRun(context.Background(), dir); !d.NoWork() || d.Recorded() == 0 {
+	if d := StartDryRun(context.Background(), dir, lockNow(t)); !d.NoWork() || d.Recorded() == 0 {
 		t.Fatalf("the record did not answer: no work %v, recorded %d\n%s", d.NoWork(), d.Recorded(), readFile(t, filepath.Join(dir, noWorkRecordFile)))
 	}
 }
@@ -119,7 +119,7 @@ func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 			dir := headerNinja(t)
 			remembered(t, dir)
 			c.change(t, dir)
-			d := StartDryRun(context.Background(), dir)
+			d := StartDryRun(context.Background(), dir, lockNow(t))
 			if c.name == "nothing" {
 				if d.Recorded() == 0 || !d.NoWork() {
 					t.Errorf("with nothing changed the record did not answer (no work %v)", d.NoWork())
@@ -152,7 +152,7 @@ func TestNoWorkRecordFollowsTheNinjaProgram(t *testing.T) {
 
 	copied := filepath.Join(t.TempDir(), "copy")
 	testutil.RunOK(t, nil, "", "cp", "-a", dir, copied)
-	if d := StartDryRun(context.Background(), copied); d.Recorded() != 0 {
+	if d := StartDryRun(context.Background(), copied, lockNow(t)); d.Recorded() != 0 {
 		t.Error("the record answered for a copy of its build directory")
 	}
 
@@ -161,7 +161,7 @@ func TestNoWorkRecordFollowsTheNinjaProgram(t *testing.T) {
 	if err := os.Rename(prog+".new", prog); err != nil {
 		t.Fatal(err)
 	}
-	if d := StartDryRun(context.Background(), dir); d.Recorded() != 0 || !d.NoWork() {
+	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || !d.NoWork() {
 		t.Errorf("after Ninja was replaced: recorded %d, no work %v", d.Recorded(), d.NoWork())
 	}
 }
@@ -183,7 +183,7 @@ func TestNoWorkRecordIsNotMadeFromARacyLook(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := headerNinja(t)
 			buildNinja(t, dir)
-			d := StartDryRun(context.Background(), dir)
+			d := StartDryRun(context.Background(), dir, lockNow(t))
 			if !d.NoWork() {
 				t.Fatalf("work after a build:\n%s", d.out)
 			}
@@ -217,7 +217,7 @@ build obj: cc src
 	testutil.WriteFile(t, filepath.Join(dir, "src"), "src\n")
 	testutil.WriteFile(t, filepath.Join(dir, "header.h"), "h\n")
 	buildNinja(t, dir)
-	d := StartDryRun(context.Background(), dir)
+	d := StartDryRun(context.Background(), dir, lockNow(t))
 	if !d.NoWork() {
 		t.Fatalf("work after a build:\n%s", d.out)
 	}
@@ -228,17 +228,17 @@ build obj: cc src
 	if !ok || !strings.Contains(rec.never, "depfile") || len(rec.files) != 1 {
 		t.Fatalf("the record: %+v (ok %v)", rec, ok)
 	}
-	d = StartDryRun(context.Background(), dir)
+	d = StartDryRun(context.Background(), dir, lockNow(t))
 	if d.Recorded() != 0 || !d.never || !d.NoWork() {
 		t.Errorf("with a never record: recorded %d, never %v, no work %v", d.Recorded(), d.never, d.NoWork())
 	}
 	// The header, known only from the depfile, changes: Ninja must see it.
 	chtimes(t, filepath.Join(dir, "header.h"), time.Now().Add(3*time.Second))
-	if d := StartDryRun(context.Background(), dir); d.NoWork() || d.Recorded() != 0 {
+	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.NoWork() || d.Recorded() != 0 {
 		t.Errorf("a header known from a depfile changed, and no work was reported")
 	}
 	appendTo(t, filepath.Join(dir, "build.ninja"), "# changed\n")
-	if d := StartDryRun(context.Background(), dir); d.never {
+	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.never {
 		t.Error("a never record held after its manifest changed")
 	}
 }
@@ -275,6 +275,15 @@ build all: phony out$ file obj
 	}
 }
 
+// lockNow writes a file as a build writes its lock file when it takes the
+// lock, just before a dry run, and returns its path.
+func lockNow(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "lock")
+	testutil.WriteFile(t, p, "1\n")
+	return p
+}
+
 func lookPath(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
@@ -309,5 +318,24 @@ func appendTo(t *testing.T, p, s string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoWorkRecordNeedsALockFile: a dry run started without a lock file
+// cannot tell what changed while Ninja looked, so it leaves no record.
+func TestNoWorkRecordNeedsALockFile(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp", "sh")
+	dir := headerNinja(t)
+	buildNinja(t, dir)
+	time.Sleep(20 * time.Millisecond) // past the clock tick of the build
+	d := StartDryRun(context.Background(), dir, "")
+	if !d.NoWork() {
+		t.Fatalf("work after a build:\n%s", d.out)
+	}
+	if err := d.Remember(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, noWorkRecordFile)); !os.IsNotExist(err) {
+		t.Errorf("a record was made without a lock file: %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr 
 // hold keeps unlock, l's lock already taken, and starts Ninja's dry run on
 // its build.
 func (h *heldLock) hold(ctx context.Context, l cache.Layout, unlock func() error) {
-	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build)
+	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build, l.Lock)
 }
 
 // release stops the dry run, then gives the lock up.

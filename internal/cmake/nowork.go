@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
@@ -195,8 +198,45 @@ func decodeRecordedFile(l string) (recordedFile, error) {
 }
 
 // holds reports whether every file of r keeps the identity it recorded.
+// A real MLX build has over a thousand nodes, a stat each: a few workers
+// share them (stat is a system call, so they overlap on every core), and
+// all stop at the first change.
 func (r noWorkRecord) holds() bool {
-	for _, f := range r.files {
+	workers := min(runtime.GOMAXPROCS(0), (len(r.files)+statsPerWorker-1)/statsPerWorker, maxStatWorkers)
+	if workers <= 1 {
+		return allHold(r.files, nil)
+	}
+	var changed atomic.Bool
+	var wg sync.WaitGroup
+	chunk := (len(r.files) + workers - 1) / workers
+	for start := 0; start < len(r.files); start += chunk {
+		part := r.files[start:min(start+chunk, len(r.files))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !allHold(part, &changed) {
+				changed.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return !changed.Load()
+}
+
+// statsPerWorker and maxStatWorkers size holds' workers: below a few
+// hundred files a goroutine costs more than it saves.
+const (
+	statsPerWorker = 256
+	maxStatWorkers = 4
+)
+
+// allHold reports whether every file keeps its identity, giving up early
+// once stop is set (another worker found a change).
+func allHold(files []recordedFile, stop *atomic.Bool) bool {
+	for i, f := range files {
+		if stop != nil && i%32 == 0 && stop.Load() {
+			return false
+		}
 		if lookAt(f.path) != f {
 			return false
 		}

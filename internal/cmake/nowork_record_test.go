@@ -1,11 +1,14 @@
 package cmake
 
 import (
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // sampleRecord is a record of each kind of line.
@@ -60,4 +63,37 @@ func FuzzDecodeNoWorkRecord(f *testing.F) {
 			t.Fatalf("accepted %q but writes %q", data, again)
 		}
 	})
+}
+
+// TestNoWorkRecordHoldsAcrossWorkers: a record large enough to be checked
+// by several workers holds while nothing changes, and fails when any one
+// file changes, wherever it is in the list.
+func TestNoWorkRecordHoldsAcrossWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var r noWorkRecord
+	for i := 0; i < 3*statsPerWorker+7; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("f%04d", i))
+		if i%5 != 0 { // every fifth file is recorded absent
+			testutil.WriteFile(t, p, "x")
+		}
+		r.files = append(r.files, lookAt(p))
+	}
+	if !r.holds() {
+		t.Fatal("an unchanged record does not hold")
+	}
+	for _, i := range []int{0, statsPerWorker + 1, len(r.files) - 1} {
+		p := r.files[i].path
+		if r.files[i].present {
+			testutil.WriteFile(t, p, "yy") // a new size: the same tick may keep the times
+		} else {
+			testutil.WriteFile(t, p, "")
+		}
+		if r.holds() {
+			t.Errorf("the record holds with file %d changed", i)
+		}
+		r.files[i] = lookAt(p)
+	}
+	if !r.holds() {
+		t.Error("the record taken again does not hold")
+	}
 }

@@ -294,9 +294,8 @@ func olderThan(f, since recordedFile) bool {
 
 // rememberNoWork makes dir's record after a dry run with no work, which
 // began after since (the lock file) was written; ninja is the program it
-// ran. It returns
-// why no record of files was made ("" when one was), and an error only
-// when the record could not be written.
+// ran. It returns why no record of files was made ("" when one was), and
+// an error only when the record could not be written.
 func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) (string, error) {
 	if !since.present {
 		return "no lock file to compare times with", nil
@@ -316,23 +315,30 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 	for i, f := range scan.files {
 		manifests[i] = joinBuild(dir, f)
 	}
-	var paths []string
+	// CMakeCache.txt names the Ninja program (ninjaFor), which the record
+	// answers for without reading it.
+	paths := append(manifests, joinBuild(dir, ".ninja_log"), joinBuild(dir, ".ninja_deps"), joinBuild(dir, "CMakeCache.txt"), ninjaPath)
 	rec := noWorkRecord{dir: dir, ninja: ninja, ninjaPath: ninjaPath}
-	if scan.refuse != "" {
-		// Redone only when a manifest changes: until then, no run asks
-		// Ninja's tools again.
-		rec, paths = noWorkRecord{dir: dir, never: scan.refuse}, manifests
-	} else {
+	if scan.refuse == "" {
 		nodes, err := graphNodes(ctx, dir, ninja)
-		if err != nil {
-			return err.Error(), nil
+		switch {
+		case ctx.Err() != nil:
+			return "interrupted", nil
+		case err != nil:
+			// A Ninja without these tools (before 1.11), or output
+			// they cannot be read from: not asked again until the
+			// graph, its logs or Ninja change.
+			scan.refuse = err.Error()
+		default:
+			for _, n := range nodes {
+				paths = append(paths, joinBuild(dir, n))
+			}
 		}
-		// CMakeCache.txt names the Ninja program (ninjaFor), which the
-		// record answers for without reading it.
-		paths = append(manifests, joinBuild(dir, ".ninja_log"), joinBuild(dir, ".ninja_deps"), joinBuild(dir, "CMakeCache.txt"), ninjaPath)
-		for _, n := range nodes {
-			paths = append(paths, joinBuild(dir, n))
-		}
+	}
+	if scan.refuse != "" {
+		// Redone only when a manifest, a log or Ninja changes: until
+		// then, no run reads the manifests or asks Ninja's tools again.
+		rec = noWorkRecord{dir: dir, never: scan.refuse}
 	}
 	seen := make(map[string]bool, len(paths))
 	for _, p := range paths {

@@ -41,7 +41,7 @@ rule cc
 }
 
 // buildNinja builds dir with real Ninja.
-func buildNinja(t *testing.T, dir string) {
+func buildNinja(t testing.TB, dir string) {
 	t.Helper()
 	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(t.TempDir(), "log")}); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // `ninja -n` is a function of the files it reads and stats: its manifests,
 // .ninja_log and .ninja_deps, and every node of its graph with the
 // dependencies its deps log adds. After a dry run found no work, the
-// record lists the identity (fileid.Followed: size, mtime, ctime, inode,
+// record lists the identity (fileid.StatFollowed: size, mtime, ctime, inode,
 // device, through links, as Ninja's stat sees them) of each of those
 // files, and of the Ninja binary; while every one keeps it, Ninja would
 // find no work again, so the next no-op asks the record, not Ninja.

@@ -35,29 +35,6 @@ func Of(p string) ID {
 		id.Absent = true
 		return id
 	}
-	id.fill(st)
-	if st.Mode()&fs.ModeSymlink != 0 {
-		id.Link, _ = os.Readlink(p)
-	}
-	return id
-}
-
-// Followed reads p's identity through any symlinks, as a program that
-// opens or stats p sees it (Ninja stats its nodes that way): the file at the
-// end is what was looked at, and a retargeted link names another inode.
-func Followed(p string) ID {
-	id := ID{Path: p}
-	st, err := os.Stat(p)
-	if err != nil {
-		id.Absent = true
-		return id
-	}
-	id.fill(st)
-	return id
-}
-
-// fill copies st's identity fields into id.
-func (id *ID) fill(st fs.FileInfo) {
 	id.Mode = uint32(st.Mode())
 	id.Size = st.Size()
 	id.Mtime = st.ModTime().UnixNano()
@@ -65,6 +42,10 @@ func (id *ID) fill(st fs.FileInfo) {
 		id.Ino, id.Dev = uint64(sys.Ino), uint64(sys.Dev)
 		id.Ctime = ctimeNanos(sys)
 	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		id.Link, _ = os.Readlink(p)
+	}
+	return id
 }
 
 // Unchanged reports whether p still has the identity id.

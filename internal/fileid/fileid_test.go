@@ -73,10 +73,10 @@ func TestKeyFollowsChanges(t *testing.T) {
 	}
 }
 
-// TestFollowedSeesThroughLinks checks that Followed names the file a link
-// leads to: an edit of the target through the link, or a link retargeted,
-// changes it, where Of (the link itself) stays the same.
-func TestFollowedSeesThroughLinks(t *testing.T) {
+// TestStatFollowedSeesThroughLinks checks that StatFollowed reads the file
+// a link leads to: an edit of the target through the link, or a link
+// retargeted, changes it, where Of (the link itself) stays the same.
+func TestStatFollowedSeesThroughLinks(t *testing.T) {
 	dir := t.TempDir()
 	a, b, link := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "link")
 	for _, p := range []string{a, b} {
@@ -87,33 +87,34 @@ func TestFollowedSeesThroughLinks(t *testing.T) {
 	if err := os.Symlink("a", link); err != nil {
 		t.Fatal(err)
 	}
-	before, linkBefore := Followed(link), Of(link)
-	if before.Absent || before.Ino != Of(a).Ino {
-		t.Fatalf("Followed(link) = %+v, want a's identity %+v", before, Of(a))
+	before, ok := StatFollowed(link)
+	if !ok || before.Ino != Of(a).Ino || before.Size != 4 {
+		t.Fatalf("StatFollowed(link) = %+v, %v; want a's identity %+v", before, ok, Of(a))
 	}
+	linkBefore := Of(link)
 	if err := os.WriteFile(link, []byte("edited"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if Followed(link) == before {
-		t.Error("an edit of the target through the link left Followed unchanged")
+	edited, _ := StatFollowed(link)
+	if edited == before {
+		t.Error("an edit of the target through the link left StatFollowed unchanged")
 	}
 	if Of(link) != linkBefore {
 		t.Fatalf("the link itself changed: %+v", Of(link))
 	}
-	edited := Followed(link)
 	if err := os.Remove(link); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("b", link); err != nil {
 		t.Fatal(err)
 	}
-	if got := Followed(link); got.Ino != Of(b).Ino || got == edited {
-		t.Errorf("a retargeted link: Followed = %+v, want b's identity", got)
+	if got, _ := StatFollowed(link); got.Ino != Of(b).Ino || got == edited {
+		t.Errorf("a retargeted link: StatFollowed = %+v, want b's identity", got)
 	}
 	if err := os.Remove(b); err != nil {
 		t.Fatal(err)
 	}
-	if !Followed(link).Absent {
-		t.Error("a dangling link is not absent to Followed")
+	if _, ok := StatFollowed(link); ok {
+		t.Error("a dangling link can be stat-ed")
 	}
 }

@@ -18,6 +18,10 @@ import (
 // holds only if nothing Ninja reads changed after it started: the caller
 // trusts it only when it held the cache's lock before starting it and then
 // changed nothing (no file of the tree written, no configure).
+//
+// Where the build directory's no-work record still holds (nowork.go), the
+// record answers and Ninja does not run at all; after a dry run that found
+// no work, Remember makes that record for the next no-op.
 type DryRun struct {
 	dir, ninja string
 	args       []string
@@ -25,25 +29,72 @@ type DryRun struct {
 	done       chan struct{}
 	out        []byte
 	err        error
+	recorded   int          // files the record checked, when it answered; 0 when Ninja did
+	since      recordedFile // the sentinel written before Ninja started
+	never      bool         // the record says this graph gets none, and still holds
 }
 
-// StartDryRun starts `ninja -n -C dir` (no command runs, so no launcher
-// settings are needed). It returns nil when dir has no build.ninja: there
-// is nothing to ask before the first configure.
-func StartDryRun(ctx context.Context, dir string) *DryRun {
-	ninja, err := ninjaFor(dir)
-	if err != nil {
+// StartDryRun asks the no-work record of dir, and where it does not hold
+// starts `ninja -n -C dir` (no command runs, so no launcher settings are
+// needed). It returns nil when dir has no build.ninja: there is nothing to
+// ask before the first configure.
+//
+// lock is the lock file the caller wrote when it took the lock that keeps
+// other builds out of dir, on the same file system: a file whose ctime is
+// older than the lock's was not changed while Ninja looked, so a record
+// may be made of it (the racy rule, see nowork.go). With lock "" no record
+// is made.
+func StartDryRun(ctx context.Context, dir, lock string) *DryRun {
+	if !fileExists(filepath.Join(dir, "build.ninja")) {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	d := &DryRun{dir: dir, ninja: ninja, args: []string{"-n", "-C", dir}, cancel: cancel, done: make(chan struct{})}
-	full := append(os.Environ(), "NINJA_STATUS="+ninjaStatus)
+	d := &DryRun{dir: dir, args: []string{"-n", "-C", dir}, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
+		rec, ok := readNoWorkRecord(dir)
+		if ok && rec.answersNoWork() {
+			d.ninja, d.recorded, d.out = rec.ninja, len(rec.files), []byte("ninja: no work to do.\n")
+			return
+		}
+		d.never = ok && rec.never != "" && rec.holds()
+		ninja, err := ninjaFor(dir)
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.ninja = ninja
+		if !d.never && lock != "" {
+			d.since = lookAt(lock)
+		}
+		full := append(os.Environ(), "NINJA_STATUS="+ninjaStatus)
 		res, err := proc.RunLeaf(ctx, proc.Cmd{Path: ninja, Args: d.args, Env: full})
 		d.out, d.err = append(res.Stdout, res.Stderr...), err
 	}()
 	return d
+}
+
+// Recorded says how many files the no-work record checked when it
+// answered instead of Ninja; 0 when Ninja ran (or has not answered).
+func (d *DryRun) Recorded() int {
+	if d == nil {
+		return 0
+	}
+	<-d.done
+	return d.recorded
+}
+
+// Remember makes the no-work record after this dry run found no work and
+// the caller trusted it (nothing written since it started). It costs three
+// runs of Ninja's query tools, once; a graph the record cannot stand for
+// is noted so, and not looked at again until a manifest changes. Failing
+// to make the record loses nothing: the next no-op asks Ninja.
+func (d *DryRun) Remember(ctx context.Context) error {
+	if d == nil || !d.NoWork() || d.recorded > 0 || d.never {
+		return nil
+	}
+	_, err := rememberNoWork(ctx, d.dir, d.ninja, d.since)
+	return err
 }
 
 // NoWork waits for the dry run and says whether Ninja found nothing to do.
@@ -75,7 +126,11 @@ func (d *DryRun) WriteLog(path string) error {
 		return fmt.Errorf("create the build log's directory: %w", err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s %s\n", d.ninja, strings.Join(d.args, " "))
+	if d.recorded > 0 {
+		fmt.Fprintf(&b, "# %s: no file Ninja reads changed (%d files) since `%s %s` found no work\n", filepath.Join(d.dir, noWorkRecordFile), d.recorded, d.ninja, strings.Join(d.args, " "))
+	} else {
+		fmt.Fprintf(&b, "# %s %s\n", d.ninja, strings.Join(d.args, " "))
+	}
 	b.Write(d.out)
 	// The last no-op wrote the same lines: leave them.
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {

@@ -28,7 +28,7 @@ func TestDryRunAnswersAsNinja(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp")
 	dir := copyNinja(t)
 	out := filepath.Join(dir, "out")
-	if StartDryRun(context.Background(), dir).NoWork() {
+	if StartDryRun(context.Background(), dir, "").NoWork() {
 		t.Fatal("no work reported before the first build")
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -37,7 +37,7 @@ func TestDryRunAnswersAsNinja(t *testing.T) {
 	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")}); err != nil {
 		t.Fatal(err)
 	}
-	d := StartDryRun(context.Background(), dir)
+	d := StartDryRun(context.Background(), dir, "")
 	if !d.NoWork() {
 		t.Fatalf("work reported after a build; Ninja said:\n%s", d.out)
 	}
@@ -55,7 +55,7 @@ func TestDryRunAnswersAsNinja(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readFile(t, out)
-	if StartDryRun(context.Background(), dir).NoWork() {
+	if StartDryRun(context.Background(), dir, "").NoWork() {
 		t.Error("no work reported with an input newer than its output")
 	}
 	if readFile(t, out) != before {
@@ -66,7 +66,7 @@ func TestDryRunAnswersAsNinja(t *testing.T) {
 // TestDryRunWithoutBuildFile: before the first configure there is nothing
 // to ask; a nil dry run reports work and stops at once.
 func TestDryRunWithoutBuildFile(t *testing.T) {
-	d := StartDryRun(context.Background(), t.TempDir())
+	d := StartDryRun(context.Background(), t.TempDir(), "")
 	if d != nil {
 		t.Fatalf("a dry run started without build.ninja: %+v", d)
 	}
@@ -85,7 +85,7 @@ func TestDryRunStop(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	d := StartDryRun(ctx, dir)
+	d := StartDryRun(ctx, dir, "")
 	d.Stop()
 	if d.NoWork() {
 		t.Error("a dry run stopped before it ran reported no work")

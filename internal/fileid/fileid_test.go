@@ -72,3 +72,49 @@ func TestKeyFollowsChanges(t *testing.T) {
 		t.Errorf("a retargeted symlink: %+v, key %s", cur, cur.Key())
 	}
 }
+
+// TestStatFollowedSeesThroughLinks checks that StatFollowed reads the file
+// a link leads to: an edit of the target through the link, or a link
+// retargeted, changes it, where Of (the link itself) stays the same.
+func TestStatFollowedSeesThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	a, b, link := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "link")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("same"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", link); err != nil {
+		t.Fatal(err)
+	}
+	before, ok := StatFollowed(link)
+	if !ok || before.Ino != Of(a).Ino || before.Size != 4 {
+		t.Fatalf("StatFollowed(link) = %+v, %v; want a's identity %+v", before, ok, Of(a))
+	}
+	linkBefore := Of(link)
+	if err := os.WriteFile(link, []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited, _ := StatFollowed(link)
+	if edited == before {
+		t.Error("an edit of the target through the link left StatFollowed unchanged")
+	}
+	if Of(link) != linkBefore {
+		t.Fatalf("the link itself changed: %+v", Of(link))
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b", link); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := StatFollowed(link); got.Ino != Of(b).Ino || got == edited {
+		t.Errorf("a retargeted link: StatFollowed = %+v, want b's identity", got)
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := StatFollowed(link); ok {
+		t.Error("a dangling link can be stat-ed")
+	}
+}

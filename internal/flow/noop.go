@@ -12,8 +12,8 @@ import (
 )
 
 // finishNoop ends a build that mlxbuild's own decision does not redo when
-// Ninja's dry run, started under the cache's lock, finds nothing to do
-// either: then nothing was written since it started (the tree is as it
+// Ninja's dry run (or the no-work record standing for it), started under
+// the cache's lock, finds nothing to do either: then nothing was written since it started (the tree is as it
 // was, nothing is configured), so its answer is the build's, and the
 // no-op costs no second Ninja run and no supervisor. It reports false,
 // having changed nothing, when Ninja has work: the real build then runs.
@@ -34,7 +34,11 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 	if !dry.NoWork() {
 		return false, nil
 	}
-	step("build: Ninja has nothing to do (ninja -n)")
+	if n := dry.Recorded(); n > 0 {
+		step("build: Ninja has nothing to do (none of the %d files it reads changed since ninja -n said so)", n)
+	} else {
+		step("build: Ninja has nothing to do (ninja -n)")
+	}
 	if err := dry.WriteLog(p.Layout.Log); err != nil {
 		return true, err
 	}
@@ -55,6 +59,11 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 		return true, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", tPlan + time.Since(t)})
+	// Last, after every write of this run: the next no-op may then skip
+	// Ninja while nothing it reads changes.
+	if err := dry.Remember(ctx); err != nil {
+		warn("%v", err)
+	}
 	return true, nil
 }
 
@@ -85,7 +94,7 @@ func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr 
 // hold keeps unlock, l's lock already taken, and starts Ninja's dry run on
 // its build.
 func (h *heldLock) hold(ctx context.Context, l cache.Layout, unlock func() error) {
-	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build)
+	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build, l.Lock)
 }
 
 // release stops the dry run, then gives the lock up.

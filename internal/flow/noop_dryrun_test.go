@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
@@ -22,19 +23,7 @@ import (
 func TestNoopTrustsNinjasDryRunOnlyWhenItHasNoWork(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	p := newProject(t, "")
-	build := func() (*flow.Summary, string, string) {
-		t.Helper()
-		var stderr bytes.Buffer
-		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
-		if err != nil {
-			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
-		}
-		log, err := os.ReadFile(sum.LogPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sum, string(log), stderr.String()
-	}
+	build := func() (*flow.Summary, string, string) { t.Helper(); return buildCPULogged(t, p.Dir) }
 	build()
 	sum, log, out := build()
 	if sum.Steps != 0 || sum.Reconfigured || !strings.Contains(log, " -n -C ") || !strings.Contains(log, "ninja: no work to do.") {
@@ -164,4 +153,76 @@ func buildCPU(t *testing.T, dir string) *flow.Summary {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}
 	return sum
+}
+
+// TestNoopSkipsNinjaWhileNothingItReadsChanged builds the example for the
+// CPU with real CMake and Ninja. After a no-op that asked Ninja, the next
+// no-ops are answered by the no-work record (the log says so) and still say
+// one line; then a header only Ninja knows of (CMake's generated config
+// header, from the deps log) made newer, or an object removed, is rebuilt:
+// the record must not answer for either.
+func TestNoopSkipsNinjaWhileNothingItReadsChanged(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "c++")
+	p := newProject(t, "")
+	build := func() (*flow.Summary, string, string) { t.Helper(); return buildCPULogged(t, p.Dir) }
+	const recorded = "no file Ninja reads changed"
+	// Until the record is made: files written within the clock tick
+	// before a dry run are too recent to record.
+	untilRecorded := func(what string) {
+		t.Helper()
+		for try := 0; ; try++ {
+			sum, log, out := build()
+			if sum.Steps != 0 || strings.Count(out, "\n") != 1 {
+				t.Fatalf("%s: a no-op ran %d steps or said more than one line:\n%s", what, sum.Steps, out)
+			}
+			if strings.Contains(log, recorded) {
+				return
+			}
+			if try == 20 {
+				t.Fatalf("%s: no no-op was answered by the record; last log:\n%s", what, log)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	build()
+	untilRecorded("after the first build")
+
+	header := filepath.Join(p.Cache, "cpu", "build", "generated", "mlx", "build_config.h")
+	// Newer than every object, and not in the future (which would keep
+	// it newer than the objects rebuilt from it).
+	now := time.Now()
+	if err := os.Chtimes(header, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if sum, log, _ := build(); sum.Steps == 0 || strings.Contains(log, recorded) {
+		t.Errorf("with %s newer, nothing was rebuilt: %+v\n%s", header, sum, log)
+	}
+	untilRecorded("after the header")
+
+	object := anObject(t, filepath.Join(p.Cache, "cpu", "build"))
+	if err := os.Remove(object); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _, _ := build(); sum.Steps == 0 {
+		t.Errorf("with %s gone, nothing was rebuilt", object)
+	}
+	if _, err := os.Stat(object); err != nil {
+		t.Errorf("the build did not make %s again: %v", object, err)
+	}
+}
+
+// buildCPULogged is buildCPU that also returns the build's log and what it
+// said.
+func buildCPULogged(t *testing.T, dir string) (*flow.Summary, string, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+	if err != nil {
+		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
+	}
+	log, err := os.ReadFile(sum.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, string(log), stderr.String()
 }

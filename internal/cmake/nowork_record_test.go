@@ -1,0 +1,99 @@
+package cmake
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
+)
+
+// sampleRecord is a record of each kind of line.
+func sampleRecord() noWorkRecord {
+	return noWorkRecord{dir: "/c/rocm/build", ninja: "/usr/bin/ninja", ninjaPath: "/usr/bin/ninja", files: []recordedFile{
+		{path: "/c/rocm/build/build.ninja", present: true, id: fileid.Stat{Mode: 0o100644, Size: 20587, Mtime: 1796138084761203980, Ctime: 1796138084761203980, Ino: 5367234, Dev: 65024}},
+		{path: "/c/rocm/build/all"},
+		{path: "/c/rocm/tree/a dir/it's.h", present: true, id: fileid.Stat{Mode: 0o100600, Size: 1}},
+	}}
+}
+
+// TestNoWorkRecordRoundTrip: a record reads back as written, and every
+// torn or altered form is refused (the caller then asks Ninja).
+func TestNoWorkRecordRoundTrip(t *testing.T) {
+	for _, r := range []noWorkRecord{sampleRecord(), {dir: "/b", never: "an edge has a dyndep file", files: []recordedFile{{path: "/b/build.ninja"}}}} {
+		got, err := decodeNoWorkRecord(r.encode())
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("round trip: %+v, %v; want %+v", got, err, r)
+		}
+	}
+	good := string(sampleRecord().encode())
+	for name, text := range map[string]string{
+		"empty":           "",
+		"torn":            good[:len(good)-3],
+		"no end line":     strings.Join(strings.Split(good, "\n")[:5], "\n") + "\n",
+		"wrong count":     strings.Replace(good, "end 3", "end 2", 1),
+		"other header":    strings.Replace(good, noWorkHeader, "mlxbuild ninja no-work 0", 1),
+		"no dir":          strings.Replace(good, "dir ", "dirs ", 1),
+		"unquoted ninja":  strings.Replace(good, `ninja "/usr/bin/ninja" "/usr/bin/ninja"`, "ninja /usr/bin/ninja", 1),
+		"bad number":      strings.Replace(good, "f 33188 20587", "f 33188 2x587", 1),
+		"a short line":    strings.Replace(good, "f 33188 20587 1796138084761203980 1796138084761203980 5367234 65024 ", "f 33188 20587 ", 1),
+		"an unknown line": strings.Replace(good, "a /c/rocm/build/all", "x /c/rocm/build/all", 1),
+		"text after end":  good + "more\n",
+	} {
+		if r, err := decodeNoWorkRecord([]byte(text)); err == nil {
+			t.Errorf("%s: read as %+v", name, r)
+		}
+	}
+}
+
+// FuzzDecodeNoWorkRecord: no input panics the reader, and what it accepts
+// is written back byte for byte.
+func FuzzDecodeNoWorkRecord(f *testing.F) {
+	f.Add(sampleRecord().encode())
+	f.Add(noWorkRecord{dir: "/b", never: "why", files: []recordedFile{{path: "/b/x"}}}.encode())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := decodeNoWorkRecord(data)
+		if err != nil {
+			return
+		}
+		if again := r.encode(); string(again) != string(data) {
+			t.Fatalf("accepted %q but writes %q", data, again)
+		}
+	})
+}
+
+// TestNoWorkRecordHoldsAcrossWorkers: a record large enough to be checked
+// by several workers holds while nothing changes, and fails when any one
+// file changes, wherever it is in the list.
+func TestNoWorkRecordHoldsAcrossWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var r noWorkRecord
+	for i := 0; i < 3*statsPerWorker+7; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("f%04d", i))
+		if i%5 != 0 { // every fifth file is recorded absent
+			testutil.WriteFile(t, p, "x")
+		}
+		r.files = append(r.files, lookAt(p))
+	}
+	if !r.holds() {
+		t.Fatal("an unchanged record does not hold")
+	}
+	for _, i := range []int{0, statsPerWorker + 1, len(r.files) - 1} {
+		p := r.files[i].path
+		if r.files[i].present {
+			testutil.WriteFile(t, p, "yy") // a new size: the same tick may keep the times
+		} else {
+			testutil.WriteFile(t, p, "")
+		}
+		if r.holds() {
+			t.Errorf("the record holds with file %d changed", i)
+		}
+		r.files[i] = lookAt(p)
+	}
+	if !r.holds() {
+		t.Error("the record taken again does not hold")
+	}
+}

@@ -10,50 +10,63 @@ package lazyregexp
 
 import (
 	"regexp"
+	"strconv"
 	"sync"
 )
 
 // Regexp is a regular expression compiled on first use. It is safe for
-// concurrent use, like *regexp.Regexp.
+// concurrent use, like *regexp.Regexp. New makes one allocation (a
+// sync.OnceValue made four, about 250 in all at every start).
 type Regexp struct {
-	re func() *regexp.Regexp
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+	err  error
 }
 
-// New returns the lazily compiled expr.
-func New(expr string) *Regexp {
-	return &Regexp{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+// New returns expr, to be compiled on first use.
+func New(expr string) *Regexp { return &Regexp{expr: expr} }
+
+// get compiles the expression on the first call; a bad one panics on every
+// use, as regexp.MustCompile would have at initialization.
+func (r *Regexp) get() *regexp.Regexp {
+	r.once.Do(func() { r.re, r.err = regexp.Compile(r.expr) })
+	if r.err != nil {
+		panic(`regexp: Compile(` + strconv.Quote(r.expr) + `): ` + r.err.Error())
+	}
+	return r.re
 }
 
 // Regexp is the compiled expression.
-func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
+func (r *Regexp) Regexp() *regexp.Regexp { return r.get() }
 
-func (r *Regexp) String() string                 { return r.re().String() }
-func (r *Regexp) Match(b []byte) bool            { return r.re().Match(b) }
-func (r *Regexp) MatchString(s string) bool      { return r.re().MatchString(s) }
-func (r *Regexp) FindString(s string) string     { return r.re().FindString(s) }
-func (r *Regexp) FindSubmatch(b []byte) [][]byte { return r.re().FindSubmatch(b) }
+func (r *Regexp) String() string                 { return r.get().String() }
+func (r *Regexp) Match(b []byte) bool            { return r.get().Match(b) }
+func (r *Regexp) MatchString(s string) bool      { return r.get().MatchString(s) }
+func (r *Regexp) FindString(s string) string     { return r.get().FindString(s) }
+func (r *Regexp) FindSubmatch(b []byte) [][]byte { return r.get().FindSubmatch(b) }
 func (r *Regexp) FindStringSubmatch(s string) []string {
-	return r.re().FindStringSubmatch(s)
+	return r.get().FindStringSubmatch(s)
 }
 func (r *Regexp) FindStringSubmatchIndex(s string) []int {
-	return r.re().FindStringSubmatchIndex(s)
+	return r.get().FindStringSubmatchIndex(s)
 }
-func (r *Regexp) FindAllIndex(b []byte, n int) [][]int { return r.re().FindAllIndex(b, n) }
+func (r *Regexp) FindAllIndex(b []byte, n int) [][]int { return r.get().FindAllIndex(b, n) }
 func (r *Regexp) FindAllString(s string, n int) []string {
-	return r.re().FindAllString(s, n)
+	return r.get().FindAllString(s, n)
 }
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
-	return r.re().FindAllStringSubmatch(s, n)
+	return r.get().FindAllStringSubmatch(s, n)
 }
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	return r.re().FindAllStringSubmatchIndex(s, n)
+	return r.get().FindAllStringSubmatchIndex(s, n)
 }
 func (r *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
-	return r.re().FindAllSubmatch(b, n)
+	return r.get().FindAllSubmatch(b, n)
 }
 func (r *Regexp) FindAllSubmatchIndex(b []byte, n int) [][]int {
-	return r.re().FindAllSubmatchIndex(b, n)
+	return r.get().FindAllSubmatchIndex(b, n)
 }
 func (r *Regexp) ReplaceAllString(src, repl string) string {
-	return r.re().ReplaceAllString(src, repl)
+	return r.get().ReplaceAllString(src, repl)
 }

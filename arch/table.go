@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mlxbuild/mlxbuild/internal/suggest"
 )
@@ -19,8 +20,10 @@ type info struct {
 // known lists the processors of LLVM's AMDGPUUsage ("Processors" table)
 // with their family and default wavefront size. GCN and CDNA run wave64;
 // RDNA (gfx10 and later) defaults to wave32, which is what kernels that
-// assume a warp width care about.
-var known = func() map[string]info {
+// assume a warp width care about. It is built on first use: a start of the
+// binary that resolves no architecture (overlay:apply, a no-op) does not
+// pay for it.
+var known = sync.OnceValue(func() map[string]info {
 	m := map[string]info{}
 	add := func(family string, wave int, generic string, names ...string) {
 		for _, n := range names {
@@ -50,14 +53,14 @@ var known = func() map[string]info {
 	add("RDNA4 generic", 32, "", "gfx12-generic")
 	add("GFX12.5 generic", 32, "", "gfx12-5-generic")
 	return m
-}()
+})
 
 // Lookup returns the table entry for a gfx target; target features such as
 // ":xnack-" are ignored. The second result is false for names the table does
 // not hold (a well-formed unknown name is a warning, not an error).
 func Lookup(gfx string) (info, bool) {
 	base, _, _ := strings.Cut(gfx, ":")
-	info, ok := known[base]
+	info, ok := known()[base]
 	return info, ok
 }
 
@@ -75,15 +78,15 @@ func runs(target, gpu string) bool {
 	if t == g {
 		return true
 	}
-	info, ok := known[g]
+	info, ok := known()[g]
 	return ok && info.generic != "" && info.generic == t
 }
 
 // knownTargets returns every processor and generic target in the table,
 // sorted; tests and documentation use it.
 func knownTargets() []string {
-	out := make([]string, 0, len(known))
-	for n := range known {
+	out := make([]string, 0, len(known()))
+	for n := range known() {
 		out = append(out, n)
 	}
 	slices.Sort(out)
@@ -98,7 +101,7 @@ func nearest(name string, n int) []string {
 		d    int
 	}
 	var cs []cand
-	for k := range known {
+	for k := range known() {
 		cs = append(cs, cand{k, suggest.Distance(name, k)})
 	}
 	slices.SortFunc(cs, func(a, b cand) int {

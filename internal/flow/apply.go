@@ -29,7 +29,7 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
 	// A no-op allocates mostly the manifest, which it keeps: no collection
 	// until the run ends, unless it needs more than the manifest suggests.
-	defer gcpause.For(applyMemoryLimit(p.Layout.Manifest))()
+	defer gcpause.For(applyHeadroom(p.Layout.Manifest))()
 	// The manifest is read while the cache is checked and locked; the
 	// materialize under the lock keeps it only if the file did not change.
 	p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
@@ -50,11 +50,11 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	return stats, nil
 }
 
-// applyMemoryLimit is the memory limit while Apply runs with the collector
-// off: 64 MiB and four times the manifest file (its entries take about as
-// much memory as the file, its paths a fifth of that more). At 100k files
-// a no-op peaks at about 28 MiB either way.
-func applyMemoryLimit(manifest string) int64 {
+// applyHeadroom is how much more memory Apply may take with the collector
+// off before it collects: 64 MiB and four times the manifest file (its
+// entries take about as much memory as the file, its paths a fifth of that
+// more). At 100k files a no-op peaks at about 27 MiB either way.
+func applyHeadroom(manifest string) int64 {
 	limit := int64(64 << 20)
 	if fi, err := os.Stat(manifest); err == nil {
 		limit += 4 * fi.Size()

@@ -11,6 +11,7 @@ package gcpause
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -22,19 +23,21 @@ var (
 )
 
 // For turns the collector off (debug.SetGCPercent(-1)) and sets the memory
-// limit to at most limitBytes, so a run that needs more memory than
-// expected still collects rather than growing without bound. It keeps a
+// limit to what the Go runtime holds now plus headroom, so a run that needs
+// more memory than expected still collects rather than growing without
+// bound, and a process that already holds much (a test binary calling the
+// flows in-process) is not pushed into collecting without end. It keeps a
 // lower limit already set (GOMEMLIMIT) and keeps GOGC=off. The returned
 // func restores both; nested and concurrent pauses share one, and the last
 // to end restores what the first found.
-func For(limitBytes int64) (resume func()) {
+func For(headroom int64) (resume func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if depth == 0 {
 		limit = debug.SetMemoryLimit(-1) // -1 reads it
 		percent = debug.SetGCPercent(-1)
-		if limitBytes < limit {
-			debug.SetMemoryLimit(limitBytes)
+		if want := held() + headroom; want < limit {
+			debug.SetMemoryLimit(want)
 		}
 	}
 	depth++
@@ -50,4 +53,15 @@ func For(limitBytes int64) (resume func()) {
 			}
 		})
 	}
+}
+
+// held is the memory the Go runtime holds from the system now (heap,
+// stacks, its own structures): what the memory limit counts.
+func held() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
 }

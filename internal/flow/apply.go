@@ -27,9 +27,12 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 		return overlays.Stats{}, err
 	}
 	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
-	// A no-op allocates mostly the manifest, which it keeps: no collection
-	// until the run ends, unless it needs more than the manifest suggests.
-	defer gcpause.For(applyHeadroom(p.Layout.Manifest))()
+	// A no-op allocates mostly the manifest, which it keeps: with a large
+	// one, no collection until the run ends, unless it needs more than the
+	// manifest suggests.
+	if headroom, pause := applyHeadroom(p.Layout.Manifest); pause {
+		defer gcpause.For(headroom)()
+	}
 	// The manifest is read while the cache is checked and locked; the
 	// materialize under the lock keeps it only if the file did not change.
 	p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
@@ -53,13 +56,16 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 // applyHeadroom is how much more memory Apply may take with the collector
 // off before it collects: 64 MiB and four times the manifest file (its
 // entries take about as much memory as the file, its paths a fifth of that
-// more). At 100k files a no-op peaks at about 27 MiB either way.
-func applyHeadroom(manifest string) int64 {
-	limit := int64(64 << 20)
-	if fi, err := os.Stat(manifest); err == nil {
-		limit += 4 * fi.Size()
+// more). It pauses only for a manifest of 2 MiB or more (about 15k files):
+// below that a no-op ends before the first collection (none at 10k files),
+// and the pause would cost a stop of the world for nothing. At 100k files a
+// no-op peaks at about 27 MiB either way.
+func applyHeadroom(manifest string) (headroom int64, pause bool) {
+	fi, err := os.Stat(manifest)
+	if err != nil || fi.Size() < 2<<20 {
+		return 0, false
 	}
-	return limit
+	return 64<<20 + 4*fi.Size(), true
 }
 
 // Clean removes what mlxbuild made in one backend's cache directory, or

@@ -10,8 +10,8 @@
 package gcpause
 
 import (
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -56,12 +56,12 @@ func For(headroom int64) (resume func()) {
 }
 
 // held is the memory the Go runtime holds from the system now (heap,
-// stacks, its own structures): what the memory limit counts.
+// stacks, its own structures): what the memory limit counts. ReadMemStats
+// stops the world for some microseconds; runtime/metrics would not, but
+// its package initialization costs every start of the binary more (0.09 ms
+// and 95 allocations) than a pause saves on a small tree.
 func held() int64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(sample[0].Value.Uint64())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.Sys)
 }

@@ -19,9 +19,6 @@ func TestApplyHeadroom(t *testing.T) {
 		size  int64
 		pause bool
 	}{{2<<20 - 1, false}, {2 << 20, true}, {13 << 20, true}} {
-		if err := os.Truncate(man, 0); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
 		f, err := os.Create(man)
 		if err != nil {
 			t.Fatal(err)

@@ -55,6 +55,7 @@ func TestScripts(t *testing.T) {
 			"exits":    cmdExits,
 			"link":     cmdLink,
 			"fakerocm": cmdFakeROCm,
+			"sleep":    cmdSleep,
 		},
 	})
 }
@@ -190,6 +191,20 @@ func cmdParent(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
 		ts.Check(os.WriteFile(path, f.Data, 0o644))
 	}
+}
+
+// cmdSleep waits for a duration: `sleep 50ms` (this testscript has no
+// sleep of its own). A script uses it where a file written just before must
+// be older than a clock tick for what follows.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }
 
 // cmdExits runs a program like exec and fails unless it exits with the

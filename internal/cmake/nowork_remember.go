@@ -92,10 +92,7 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 		}
 		rec.files = append(rec.files, f)
 	}
-	if scan.refuse != "" {
-		return scan.refuse, writeNoWorkRecord(dir, rec)
-	}
-	return "", writeNoWorkRecord(dir, rec)
+	return scan.refuse, writeNoWorkRecord(dir, rec)
 }
 
 // graphNodes lists every node of dir's graph, as Ninja's tools print them:

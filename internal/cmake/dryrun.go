@@ -30,7 +30,7 @@ type DryRun struct {
 	out        []byte
 	err        error
 	recorded   int          // files the record checked, when it answered; 0 when Ninja did
-	since      recordedFile // the sentinel written before Ninja started
+	since      recordedFile // the lock file as it was when Ninja started
 	never      bool         // the record says this graph gets none, and still holds
 }
 
@@ -87,7 +87,8 @@ func (d *DryRun) Recorded() int {
 // Remember makes the no-work record after this dry run found no work and
 // the caller trusted it (nothing written since it started). It costs three
 // runs of Ninja's query tools, once; a graph the record cannot stand for
-// is noted so, and not looked at again until a manifest changes. Failing
+// is noted so, and not looked at again until a manifest, a log or Ninja
+// changes. Failing
 // to make the record loses nothing: the next no-op asks Ninja.
 func (d *DryRun) Remember(ctx context.Context) error {
 	if d == nil || !d.NoWork() || d.recorded > 0 || d.never {

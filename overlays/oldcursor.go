@@ -24,6 +24,11 @@ type oldCursor struct {
 // seek moves past every entry before name and reports whether the next one
 // is name itself.
 func (c *oldCursor) seek(name string) bool {
+	// Most names are the next entry: an unchanged directory's names come
+	// in its entries' order.
+	if len(c.es) > 0 && c.es[0].path[c.prefix:] == name {
+		return true
+	}
 	// sort.Search by index: slices.BinarySearchFunc would copy each probed
 	// entry (120 bytes) into the comparison.
 	i := sort.Search(len(c.es), func(i int) bool { return comparePaths(c.es[i].path[c.prefix:], name) >= 0 })

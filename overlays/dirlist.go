@@ -20,32 +20,41 @@ type dirEnt struct {
 
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
-// listDir opens the directory root/rel (root alone when rel is "") and
-// lists it sorted by name, appending to into[:0] (a slice the caller
-// reuses) with the names kept in names (see pathArena); a missing one is
-// empty, with fd -1. The path is built in *path, a buffer the caller reuses
-// (see openDirAt). The caller closes fd (closeDir) and stats the entries
-// with fstatat relative to it, which saves the kernel a walk of the whole
-// path. The directory is opened and read with plain system calls, not
-// os.File: os.File registers every descriptor with the runtime's poller and
-// Fd() switches it back to blocking mode, four system calls per directory
-// that a no-op has no use for.
-func listDir(what, root, rel string, into []dirEnt, names *pathArena, path *[]byte) (int, []dirEnt, error) {
-	fd, err := openDirAt(root, rel, path)
+// listSide opens one side's directory root/rel (root alone when rel is "")
+// and lists it sorted by name into into[:0] (a slice the caller reuses).
+// When rec keeps this side's listing (see dirRecord), into holds it,
+// decoded, and it is the listing while the directory still has the
+// identity it had then; else the listing is read from the directory, with
+// the names kept in names (see pathArena). id is the identity the
+// directory had before it was read. A missing directory is empty, with fd
+// -1. The path is built in *path, a buffer the caller reuses (see
+// openDirAt). The caller closes fd (closeDir) and stats the entries with
+// fstatat relative to it, which saves the kernel a walk of the whole path.
+// The directory is opened and read with plain system calls, not os.File:
+// os.File registers every descriptor with the runtime's poller and Fd()
+// switches it back to blocking mode, four system calls per directory that a
+// no-op has no use for.
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt, names *pathArena, path *[]byte) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
+	fd, err = openDirAt(root, rel, path)
 	if errors.Is(err, unix.ENOENT) {
-		return -1, into[:0], nil
+		return -1, into[:0], dirID{}, false, nil
 	}
-	var es []dirEnt
 	if err == nil {
-		if es, err = readDirFD(fd, into[:0], names); err != nil {
+		if id, err = fstatDir(fd); err == nil {
+			if rec != nil && rec.has[side] && rec.id[side] == id {
+				return fd, into, id, true, nil
+			}
+			es, err = readDirFD(fd, into[:0], names)
+		}
+		if err != nil {
 			closeDir(fd)
 		}
 	}
 	if err != nil {
-		return -1, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
+		return -1, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
 	}
 	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
-	return fd, es, nil
+	return fd, es, id, false, nil
 }
 
 func closeDir(fd int) {

@@ -117,3 +117,19 @@ func readDirFD(fd int, out []dirEnt, names *pathArena) ([]dirEnt, error) {
 		}
 	}
 }
+
+// fstatDir is the identity of the open directory fd, by a raw fstat (see
+// getdents).
+func fstatDir(fd int) (dirID, error) {
+	var st unix.Stat_t
+	for {
+		_, _, e := unix.RawSyscall(unix.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(&st)), 0)
+		switch e {
+		case 0:
+			return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
+		case unix.EINTR:
+			continue
+		}
+		return dirID{}, e
+	}
+}

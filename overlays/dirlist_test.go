@@ -31,7 +31,7 @@ func TestListDirMatchesReadDir(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(d, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fd, got, err := listDir("test", d, "", nil, &pathArena{}, new([]byte))
+	fd, got, err := listSideOf("test", d, "", new([]byte))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestListDirMatchesReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) != len(want) {
-		t.Fatalf("listDir gave %d entries, os.ReadDir %d", len(got), len(want))
+		t.Fatalf("listSide gave %d entries, os.ReadDir %d", len(got), len(want))
 	}
 	kinds := map[fs.FileMode]int{}
 	for i, w := range want {
@@ -68,27 +68,27 @@ func TestListDirMatchesReadDir(t *testing.T) {
 
 func TestListDirMissingAndNotADirectory(t *testing.T) {
 	d := t.TempDir()
-	if fd, es, err := listDir("test", d, "nope", nil, &pathArena{}, new([]byte)); fd != -1 || es != nil || err != nil {
+	if fd, es, err := listSideOf("test", d, "nope", new([]byte)); fd != -1 || es != nil || err != nil {
 		t.Errorf("missing directory: %d, %v, %v; want -1, nil, nil", fd, es, err)
 	}
 	f := filepath.Join(d, "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fd, _, err := listDir("tree", f, "", nil, &pathArena{}, new([]byte))
+	fd, _, err := listSideOf("tree", f, "", new([]byte))
 	if err == nil || !strings.Contains(err.Error(), "reading tree directory "+f) || fd != -1 {
 		t.Errorf("a file as a directory: %d, %v; want an error naming %s", fd, err, f)
 	}
 	// A NUL would cut the path short for the kernel: refused, not opened as d.
-	if fd, _, err := listDir("tree", d, "sub\x00dir", nil, &pathArena{}, new([]byte)); err == nil || fd != -1 {
+	if fd, _, err := listSideOf("tree", d, "sub\x00dir", new([]byte)); err == nil || fd != -1 {
 		t.Errorf("a path with a NUL: %d, %v; want an error", fd, err)
 	}
 	// The path buffer is reused: a shorter path after a longer one is its own.
 	buf := new([]byte)
-	if fd, _, err := listDir("test", d, "nope/longer/than/file", nil, &pathArena{}, buf); fd != -1 || err != nil {
+	if fd, _, err := listSideOf("test", d, "nope/longer/than/file", buf); fd != -1 || err != nil {
 		t.Errorf("missing directory: %d, %v", fd, err)
 	}
-	if fd, _, err := listDir("tree", d, "file", nil, &pathArena{}, buf); err == nil || !strings.Contains(err.Error(), f) || fd != -1 {
+	if fd, _, err := listSideOf("tree", d, "file", buf); err == nil || !strings.Contains(err.Error(), f) || fd != -1 {
 		t.Errorf("a file as a directory after a longer path: %d, %v; want an error naming %s", fd, err, f)
 	}
 }
@@ -105,7 +105,7 @@ func TestFstatatAgreesWithUnix(t *testing.T) {
 	if err := os.Symlink(long, filepath.Join(d, "link")); err != nil {
 		t.Fatal(err)
 	}
-	fd, _, err := listDir("test", d, "", nil, &pathArena{}, new([]byte))
+	fd, _, err := listSideOf("test", d, "", new([]byte))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +121,10 @@ func TestFstatatAgreesWithUnix(t *testing.T) {
 	if err := fstatat(fd, "link", &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
 		t.Errorf("fstatat followed the link: mode %o, %v", st.Mode, err)
 	}
+}
+
+// listSideOf lists root/rel from the directory itself, with no record.
+func listSideOf(what, root, rel string, path *[]byte) (int, []dirEnt, error) {
+	fd, es, _, _, err := listSide(what, root, rel, sideTree, nil, nil, &pathArena{}, path)
+	return fd, es, err
 }

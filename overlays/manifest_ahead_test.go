@@ -11,7 +11,7 @@ import (
 
 // TestManifestAheadKeepsOnlyAnUnchangedFile: a manifest read ahead is used
 // while its file is unchanged, and read again once another run replaced it,
-// once it appeared where none was, and for another path; MaterializeAhead
+// once it appeared where none was, and for another path; MaterializeHeld
 // with a stale read decides what Materialize decides.
 func TestManifestAheadKeepsOnlyAnUnchangedFile(t *testing.T) {
 	d := fastTempDir(t)
@@ -48,7 +48,7 @@ func TestManifestAheadKeepsOnlyAnUnchangedFile(t *testing.T) {
 		t.Fatalf("a replaced manifest: %d entries, want the 3 of the new file", len(got.entries))
 	}
 
-	// MaterializeAhead with a stale read decides from the current file: a
+	// MaterializeHeld with a stale read decides from the current file: a
 	// no-op that keeps it. (With the stale one, b.cc's tree copy, rewritten
 	// since, would not match and the manifest would be rewritten.)
 	time.Sleep(20 * time.Millisecond)
@@ -65,7 +65,7 @@ func TestManifestAheadKeepsOnlyAnUnchangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _, err := MaterializeAhead(pristine, "", tree, man, nil, stale)
+	st, _, err := MaterializeHeld(pristine, "", tree, man, nil, Held{Ahead: stale})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ func TestManifestAheadKeepsOnlyAnUnchangedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Unchanged != 3 || st.Written+st.Restored+st.Removed+st.Touched != 0 || !os.SameFile(before, after) {
-		t.Errorf("MaterializeAhead with a stale read: %+v, manifest rewritten: %v; want a no-op that keeps it", st, !os.SameFile(before, after))
+		t.Errorf("MaterializeHeld with a stale read: %+v, manifest rewritten: %v; want a no-op that keeps it", st, !os.SameFile(before, after))
 	}
 	// The stale manifest used as if current rewrites the manifest: what the
 	// check above looks at does tell the two apart.
 	done := make(chan struct{})
 	close(done)
 	forced := &ManifestAhead{path: man, done: done, m: stale.m, id: fileid.Of(man)}
-	if _, _, err := MaterializeAhead(pristine, "", tree, man, nil, forced); err != nil {
+	if _, _, err := MaterializeHeld(pristine, "", tree, man, nil, Held{Ahead: forced}); err != nil {
 		t.Fatal(err)
 	}
 	if again, err := os.Stat(man); err != nil || os.SameFile(after, again) {

@@ -26,9 +26,12 @@ import (
 // include changed (see hipSourceExts). Changed lists the paths written,
 // restored, removed, touched or so marked, sorted. HandEdited lists the tree
 // files put back because they were edited in the tree (their source did not
-// change since the last run), sorted.
+// change since the last run), sorted. listed counts the directory listings
+// read from the directories; the others were kept in the manifest (see
+// dirRecord).
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched, Dependents int
+	listed                                                     int
 	Changed                                                    []string
 	HandEdited                                                 []string
 }
@@ -57,7 +60,9 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // back; anything in the tree that neither side has is removed. The manifest
 // at manifestPath (hashes and stat data of every file) lets the next run
 // trust files whose stat data did not change; it is replaced atomically after
-// the tree and is not rewritten when nothing changed. Killing Materialize at
+// the tree and is not rewritten when nothing changed; it also keeps the
+// listing of every directory, read again only once the directory changed
+// (see dirRecord). Killing Materialize at
 // any moment leaves every file of the tree either old or new, and the next
 // run converges.
 //
@@ -66,17 +71,29 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // trees that overlap a source. The caller holds the backend's lock
 // (cache.Lock) so that two runs never work on one tree at once.
 func Materialize(pristine, overlay, tree, manifestPath string, records []string) (Stats, *Manifest, error) {
-	return MaterializeAhead(pristine, overlay, tree, manifestPath, records, nil)
+	return MaterializeHeld(pristine, overlay, tree, manifestPath, records, Held{})
 }
 
-// MaterializeAhead is Materialize with the manifest read ahead (see
-// ManifestAhead); a nil ahead reads it here.
-func MaterializeAhead(pristine, overlay, tree, manifestPath string, records []string, ahead *ManifestAhead) (Stats, *Manifest, error) {
+// Held is what a caller that holds the backend's lock adds to Materialize.
+type Held struct {
+	// Ahead is the manifest read ahead (see ManifestAhead); nil reads it
+	// in Materialize.
+	Ahead *ManifestAhead
+	// LockFile is the lock's file, written when the lock was taken and
+	// not since: the clock by which the listing of a directory may be kept
+	// for the next run (see dirRecord); "" takes the old manifest's.
+	LockFile string
+}
+
+// MaterializeHeld is Materialize with what the lock's holder adds.
+func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []string, h Held) (Stats, *Manifest, error) {
 	m, err := newMaterializer(pristine, overlay, tree, records)
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	m.old = ahead.manifest(manifestPath)
+	m.old = h.Ahead.manifest(manifestPath)
+	m.clock = lockClock(h.LockFile, m.old)
+	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
@@ -115,10 +132,13 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
+	clock listClock // the racy rule's for listings (see dirRecord)
+
 	q        dirQueue
-	mu       sync.Mutex // guards stats, extra and err
+	mu       sync.Mutex // guards stats, extra, dirs and err
 	stats    Stats
-	extra    [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	extra    [][]entry   // tree files the old manifest did not list, per directory (no big regrowing slice)
+	dirs     []dirRecord // the listings the new manifest keeps
 	err      error
 	dirty    atomic.Bool // the manifest must be rewritten
 	bufs     sync.Pool
@@ -239,13 +259,16 @@ func join(root, rel string) string {
 // directory a worker takes (the entries are copied out of them, never
 // kept).
 type listings struct {
-	p, o, t []dirEnt
-	names   pathArena // the names in p, o and t, and in earlier listings
-	path    []byte    // the path of the directory being opened
+	side  [sides][]dirEnt // pristine's, the overlay's and the tree's
+	names pathArena       // the names in them, and in earlier listings
+	path  []byte          // the path of the directory being opened
 }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
 type dirFDs struct{ pristine, overlay, tree int }
+
+// sideNames name the sides in errors.
+var sideNames = [sides]string{"pristine", "overlay", "tree"}
 
 // dir brings one directory of the tree in line with the same directory of
 // pristine and overlay, and schedules its subdirectories. The three listings
@@ -253,31 +276,43 @@ type dirFDs struct{ pristine, overlay, tree int }
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
 	l := m.listings.Get().(*listings)
-	l.p, l.o, l.t = l.p[:0], l.o[:0], l.t[:0] // a directory not listed on a side is empty there
-	var ps, os_, ts []dirEnt
-	fds := dirFDs{-1, -1, -1}
+	var fd [sides]int
+	for s := range sides {
+		l.side[s], fd[s] = l.side[s][:0], -1 // a directory not listed on a side is empty there
+	}
 	defer func() {
-		closeDir(fds.pristine)
-		closeDir(fds.overlay)
-		closeDir(fds.tree)
+		for s := range sides {
+			closeDir(fd[s])
+		}
 		m.listings.Put(l)
 	}()
-	var err error
-	if j.inPristine {
-		if fds.pristine, l.p, err = listDir("pristine", m.pristine, rel, l.p, &l.names, &l.path); err != nil {
-			return err
-		}
-	}
-	if j.inOverlay {
-		if fds.overlay, l.o, err = listDir("overlay", m.overlay, rel, l.o, &l.names, &l.path); err != nil {
-			return err
-		}
-	}
-	if fds.tree, l.t, err = listDir("tree", m.tree, rel, l.t, &l.names, &l.path); err != nil {
-		return err
-	}
-	ps, os_, ts = l.p, l.o, l.t
+	listed := [sides]bool{j.inPristine, j.inOverlay, true}
+	roots := [sides]string{m.pristine, m.overlay, m.tree}
 	c := dirCounts{old: j.old, records: m.records[rel]}
+	rec := m.old.dirRecord(rel)
+	if rec != nil && !rec.decode(&l.side, listed) {
+		rec = nil // not one this package wrote: listed, and replaced
+		m.dirty.Store(true)
+	}
+	var (
+		present, fromRec [sides]bool
+		ids              [sides]dirID
+		err              error
+	)
+	for s := range sides {
+		if !listed[s] {
+			continue
+		}
+		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s], &l.names, &l.path); err != nil {
+			return err
+		}
+		present[s] = fd[s] >= 0
+		if present[s] && !fromRec[s] {
+			c.listed++
+		}
+	}
+	fds := dirFDs{fd[sidePristine], fd[sideOverlay], fd[sideTree]}
+	ps, os_, ts := l.side[sidePristine], l.side[sideOverlay], l.side[sideTree]
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
 		var p, o, t *dirEnt
@@ -294,6 +329,7 @@ func (m *materializer) dir(j dirJob) error {
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
+	m.stats.listed += c.listed
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	if len(c.extra) > 0 {
@@ -303,12 +339,14 @@ func (m *materializer) dir(j dirJob) error {
 	if c.written+c.restored+c.removed+c.touched+len(c.extra) > 0 {
 		m.dirty.Store(true)
 	}
+	m.keepListings(rel, rec, &present, &fromRec, &ids, &l.side)
 	return nil
 }
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
+	listed                                         int
 	changed                                        []string
 	handEdited                                     []string
 	extra                                          []entry

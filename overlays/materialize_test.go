@@ -69,6 +69,14 @@ func (f *fixture) want() files {
 func (f *fixture) run(t *testing.T) Stats {
 	t.Helper()
 	st, m, err := Materialize(f.pristine, f.overlay, f.tree, f.manifest, testRecords)
+	f.check(t, m, err)
+	return st
+}
+
+// check fails unless a Materialize that gave m and err made the exact tree
+// and a manifest of every file.
+func (f *fixture) check(t *testing.T, m *Manifest, err error) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +84,6 @@ func (f *fixture) run(t *testing.T) Stats {
 		t.Errorf("manifest has %d entries, want %d", len(m.entries), len(f.want()))
 	}
 	sameFiles(t, readFiles(t, f.tree), f.want())
-	return st
 }
 
 func TestMaterializeMakesTheExactTree(t *testing.T) {

@@ -30,12 +30,21 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil {
 		t.Fatalf("a tree that declares nothing needs no tiny: %v", err)
 	}
-	first, err := os.ReadFile(record)
-	if err != nil {
+	if _, err := os.ReadFile(record); err != nil {
 		t.Fatalf("the build recorded no declarations: %v", err)
 	}
+	// The first no-op keeps the listings of the tree's directories, which
+	// the cold build wrote (too recent to keep then): its manifest, and so
+	// the record, is written once more.
 	if sum, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil || !sumIsNoop(sum) {
 		t.Fatalf("second build is not a no-op: %+v, %v", sum, err)
+	}
+	first, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil || !sumIsNoop(sum) {
+		t.Fatalf("third build is not a no-op: %+v, %v", sum, err)
 	}
 	if again, _ := os.ReadFile(record); string(again) != string(first) {
 		t.Errorf("a no-op rewrote the record:\n%s\nthen\n%s", first, again)

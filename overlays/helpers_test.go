@@ -49,7 +49,9 @@ func runChild(mode string) int {
 	if os.Getenv("CHILD_READY") != "" {
 		fmt.Println("ready") // the parent starts its random delay from here
 	}
-	st, _, err := Materialize(os.Getenv("CHILD_PRISTINE"), os.Getenv("CHILD_OVERLAY"), os.Getenv("CHILD_TREE"), os.Getenv("CHILD_MANIFEST"), nil)
+	// With the lock's file as the clock, as overlay:apply passes it, so
+	// that kept listings are made and used across the kills.
+	st, _, err := MaterializeHeld(os.Getenv("CHILD_PRISTINE"), os.Getenv("CHILD_OVERLAY"), os.Getenv("CHILD_TREE"), os.Getenv("CHILD_MANIFEST"), nil, Held{LockFile: os.Getenv("CHILD_LOCK")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

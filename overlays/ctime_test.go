@@ -67,3 +67,41 @@ func TestInPlaceEditsKeepingSizeAndMtimeAreSeen(t *testing.T) {
 }
 
 func ino(fi os.FileInfo) uint64 { return statData(fi).ino }
+
+// TestFileChangedAfterTheLockIsReadAgain: a source edited after the lock
+// was taken, and a tree copy touched then, are recorded with no ctime, so
+// the next run reads them again (an edit of the same size later in that
+// clock tick would move none of their times); that run, under a later
+// lock, records them as they are, and the one after trusts them.
+func TestFileChangedAfterTheLockIsReadAgain(t *testing.T) {
+	f := keptListings(t)
+	lock := filepath.Join(filepath.Dir(f.manifest), "lock")
+	takeLock(t, lock)
+	f.add(t, f.pristine, f.p, "mlx/array.cpp", "// pristine array, edited after the lock\n")
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(f.tree, "mlx/array.h"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := MaterializeHeld(f.pristine, f.overlay, f.tree, f.manifest, testRecords, Held{LockFile: lock})
+	f.check(t, m, err)
+	src, tree := m.entries[m.find("mlx/array.cpp")], m.entries[m.find("mlx/array.h")]
+	if src.srcCTime != 0 || tree.cTime != 0 {
+		t.Fatalf("recorded ctimes: source %d, tree copy %d; want 0 for both (changed after the lock)", src.srcCTime, tree.cTime)
+	}
+	if other := m.entries[m.find("mlx/array.h")]; other.srcCTime == 0 {
+		t.Fatal("a source older than the lock lost its ctime")
+	}
+	time.Sleep(20 * time.Millisecond)
+	if st := f.runHeld(t); st.Written != 0 || st.Unchanged != len(f.want()) {
+		t.Fatalf("%+v, want both read again and found unchanged", st)
+	}
+	m = readManifest(f.manifest)
+	if src, tree := m.entries[m.find("mlx/array.cpp")], m.entries[m.find("mlx/array.h")]; src.srcCTime == 0 || tree.cTime == 0 {
+		t.Fatalf("not recorded once older than the lock: source %d, tree copy %d", src.srcCTime, tree.cTime)
+	}
+	before, _ := os.Stat(f.manifest)
+	f.runHeld(t)
+	if after, _ := os.Stat(f.manifest); !os.SameFile(before, after) {
+		t.Fatal("the run after rewrote the manifest: it did not trust them")
+	}
+}

@@ -17,7 +17,7 @@ import (
 // statOf is the part of a file's stat data the manifest keeps.
 type statOf struct {
 	size, mtime, ctime int64
-	ino                uint64
+	ino, dev           uint64
 	kind               kind
 }
 
@@ -42,7 +42,7 @@ func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
 	if err := fstatat(dirfd, name, &st); err != nil {
 		return statOf{}, 0, err
 	}
-	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, kind: kindFile}
+	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev), kind: kindFile}
 	typ := modeType(uint32(st.Mode))
 	switch {
 	case typ == fs.ModeSymlink:
@@ -56,6 +56,22 @@ func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
 // racy reports whether a recorded mtime is too recent to trust: a change in
 // the same clock tick as the manifest's writing would not have moved it.
 func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
+
+// keptCTime is the ctime the manifest keeps for a file this run read: 0,
+// which no file has, so that the next run reads it again, when the file
+// changed at or after the lock was taken. An edit of the same size in the
+// clock tick after this run's read would then move none of its times, and
+// racy's rule misses it when the manifest is written in a later tick. Its
+// ctime older than the lock file's, any later change moves it (the rule of
+// the kept listings, see listClock). Without a lock file it is kept as it
+// is: the old manifest's ctime, the clock then, is in the clock tick of the
+// last run's own writes, which would all be read again.
+func (m *materializer) keptCTime(s statOf) int64 {
+	if m.clock.lock && !m.clock.keeps(dirID{dev: s.dev, ctime: s.ctime}) {
+		return 0
+	}
+	return s.ctime
+}
 
 // file makes the tree file dirRel/name equal to its source in srcRoot
 // (origin says which side), writing it only when its content or kind
@@ -129,6 +145,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				c.changed = append(c.changed, rel)
 			} else {
 				c.unchanged++
+				tr.ctime = m.keptCTime(tr) // read, not written, by this run
 				if old != nil && (m.racy(s.mtime) || m.racy(tr.mtime)) {
 					// Verified by content because its times were too
 					// recent to trust: rewrite the manifest (as git
@@ -139,7 +156,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				}
 			}
 			m.record(idx, entry{path: rel, size: tr.size, mTime: mtime, cTime: tr.ctime, ino: tr.ino, hash: sum, origin: origin, kind: s.kind,
-				srcSize: s.size, srcMTime: s.mtime, srcCTime: s.ctime, srcIno: s.ino}, c)
+				srcSize: s.size, srcMTime: s.mtime, srcCTime: m.keptCTime(s), srcIno: s.ino}, c)
 			return nil
 		}
 	}
@@ -171,7 +188,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 	}
 	c.changed = append(c.changed, rel)
 	m.record(idx, entry{path: rel, size: w.size, mTime: w.mtime, cTime: w.ctime, ino: w.ino, hash: sum, origin: origin, kind: s.kind,
-		srcSize: s.size, srcMTime: s.mtime, srcCTime: s.ctime, srcIno: s.ino}, c)
+		srcSize: s.size, srcMTime: s.mtime, srcCTime: m.keptCTime(s), srcIno: s.ino}, c)
 	return nil
 }
 

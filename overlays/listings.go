@@ -109,9 +109,10 @@ func byteType(b byte) (fs.FileMode, bool) {
 	return 0, false
 }
 
-// listClock is the racy rule's clock: the lock file's device and ctime.
+// listClock is the racy rule's clock: a file's device and ctime.
 type listClock struct {
 	ok    bool
+	lock  bool // the lock file's, written as this run took the lock
 	dev   uint64
 	ctime int64
 }
@@ -132,7 +133,9 @@ func clockOf(fi fs.FileInfo) listClock {
 func lockClock(lockFile string, old *Manifest) listClock {
 	if lockFile != "" {
 		if fi, err := os.Stat(lockFile); err == nil {
-			return clockOf(fi)
+			c := clockOf(fi)
+			c.lock = c.ok
+			return c
 		}
 	}
 	return old.clock

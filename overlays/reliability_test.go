@@ -59,13 +59,17 @@ func (f *shapeFixture) child(variant int, lock string, extra ...string) proc.Cmd
 type readyWriter struct {
 	once  sync.Once
 	ready chan struct{}
+	at    time.Time // when ready was closed; read only after <-ready
 	buf   bytes.Buffer
 }
 
 func (w *readyWriter) Write(b []byte) (int, error) {
 	w.buf.Write(b)
 	if bytes.Contains(w.buf.Bytes(), []byte("ready\n")) {
-		w.once.Do(func() { close(w.ready) })
+		w.once.Do(func() {
+			w.at = time.Now()
+			close(w.ready)
+		})
 	}
 	return len(b), nil
 }
@@ -79,14 +83,12 @@ func runKilled(t *testing.T, c proc.Cmd, delay time.Duration) (killed bool, work
 	defer cancel()
 	w := &readyWriter{ready: make(chan struct{})}
 	c.Stdout = w
-	var start time.Time
 	go func() {
 		select {
 		case <-w.ready:
 		case <-ctx.Done():
 			return
 		}
-		start = time.Now()
 		if delay > 0 {
 			time.Sleep(delay)
 			// proc.Run stops the child: SIGTERM, which ends it on the
@@ -103,7 +105,7 @@ func runKilled(t *testing.T, c proc.Cmd, delay time.Duration) (killed bool, work
 		t.Fatalf("child failed: %v", err)
 	}
 	<-w.ready
-	return false, time.Since(start)
+	return false, time.Since(w.at)
 }
 
 // sums maps each path to the hashes of every content it may validly hold.

@@ -105,3 +105,31 @@ func TestFileChangedAfterTheLockIsReadAgain(t *testing.T) {
 		t.Fatal("the run after rewrote the manifest: it did not trust them")
 	}
 }
+
+// TestHandEditIsNamedAfterASourceReadAgain: a tree copy edited by hand is
+// named as such (HandEdited) even when its source was read again because
+// the last run kept no ctime for it (touched after the lock, its content
+// the same).
+func TestHandEditIsNamedAfterASourceReadAgain(t *testing.T) {
+	f := keptListings(t)
+	lock := filepath.Join(filepath.Dir(f.manifest), "lock")
+	takeLock(t, lock)
+	src := filepath.Join(f.overlay, "mlx/backend/rocm/qmm.hip")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(src, old, old); err != nil { // its ctime now, after the lock
+		t.Fatal(err)
+	}
+	_, m, err := MaterializeHeld(f.pristine, f.overlay, f.tree, f.manifest, testRecords, Held{LockFile: lock})
+	f.check(t, m, err)
+	if e := m.entries[m.find("mlx/backend/rocm/qmm.hip")]; e.srcCTime != 0 {
+		t.Fatalf("source ctime %d kept, want 0 (touched after the lock)", e.srcCTime)
+	}
+	if err := os.WriteFile(filepath.Join(f.tree, "mlx/backend/rocm/qmm.hip"), []byte("// fixed in the tree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	st := f.runHeld(t)
+	if len(st.HandEdited) != 1 || st.HandEdited[0] != "mlx/backend/rocm/qmm.hip" {
+		t.Fatalf("%+v, want the tree copy named as edited by hand", st)
+	}
+}

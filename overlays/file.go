@@ -172,9 +172,14 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 			return fmt.Errorf("overlays: removing directory %s where a file belongs: %w; make %s writable", dst, err, m.tree)
 		}
 	}
-	if srcKnown && haveTree && !treeKnown && tr.kind == s.kind {
-		// The source is as the last run left it, the tree copy is not:
-		// someone edited the tree, and this run undoes it.
+	// The source is as the last run left it: by its stat data, or, where
+	// the last run kept no ctime for it (keptCTime), by the rest of its stat
+	// data and its content, read again here.
+	srcSame := srcKnown || old != nil && old.srcCTime == 0 && old.origin == origin && old.kind == s.kind &&
+		old.srcSize == s.size && old.srcMTime == s.mtime && old.srcIno == s.ino && old.hash == sum
+	if srcSame && haveTree && !treeKnown && tr.kind == s.kind {
+		// The tree copy is not as the last run left it: someone edited
+		// the tree, and this run undoes it.
 		c.handEdited = append(c.handEdited, rel)
 	}
 	w, err := writeAtomic(dst, data, s.kind)

@@ -224,7 +224,7 @@ func (m *materializer) keepListings(rel string, old *dirRecord, present, fromOld
 	var keep [sides]bool
 	any := false
 	for s := range sides {
-		keep[s] = present[s] && (fromOld[s] || m.clock.keeps(id[s]))
+		keep[s] = present[s] && (fromOld[s] || m.clock.older(id[s].dev, id[s].ctime))
 		any = any || keep[s]
 	}
 	if old == nil && !any {

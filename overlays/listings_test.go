@@ -228,10 +228,10 @@ func TestListingIsNotKeptFromARacyLook(t *testing.T) {
 	}
 }
 
-// TestListClockKeeps: the racy rule, by ctime: strictly older than the lock
+// TestRacyClockOlder: the racy rule, by ctime: strictly older than the lock
 // file on its file system, a second older on another.
-func TestListClockKeeps(t *testing.T) {
-	c := listClock{ok: true, dev: 7, ctime: 10_000_000_000}
+func TestRacyClockOlder(t *testing.T) {
+	c := racyClock{ok: true, dev: 7, ctime: 10_000_000_000}
 	for _, tc := range []struct {
 		id   dirID
 		want bool
@@ -243,11 +243,11 @@ func TestListClockKeeps(t *testing.T) {
 		{dirID{dev: 8, ctime: 9_000_000_000}, false},
 		{dirID{dev: 8, ctime: 8_999_999_999}, true},
 	} {
-		if got := c.keeps(tc.id); got != tc.want {
-			t.Errorf("keeps(%+v) = %v, want %v", tc.id, got, tc.want)
+		if got := c.older(tc.id.dev, tc.id.ctime); got != tc.want {
+			t.Errorf("older(%+v) = %v, want %v", tc.id, got, tc.want)
 		}
 	}
-	if (listClock{}).keeps(dirID{}) {
+	if (racyClock{}).older(0, 0) {
 		t.Error("no clock keeps a listing")
 	}
 }

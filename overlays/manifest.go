@@ -74,7 +74,7 @@ type Manifest struct {
 	// older than it are "racy" (a change in the same clock tick would not show
 	// in their mtime), so the next run re-hashes them, as git does.
 	mtime int64
-	clock listClock // the file's ctime when it was read (see lockClock)
+	clock racyClock // the file's ctime when it was read (see lockClock)
 }
 
 // hash fingerprints the tree's content: every path, kind and content hash,

@@ -132,7 +132,7 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
-	clock listClock // the racy rule's for listings (see dirRecord)
+	clock racyClock // the racy rule's, for kept listings and files read (see racyClock.older)
 
 	q        dirQueue
 	mu       sync.Mutex // guards stats, extra, dirs and err

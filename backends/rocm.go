@@ -286,6 +286,10 @@ func (r *ROCm) findDeviceLibs() error {
 	for _, pattern := range []string{"llvm/lib/clang/*/lib/amdgcn/bitcode", "lib/llvm/lib/clang/*/lib/amdgcn/bitcode"} {
 		cands = append(cands, r.seen.glob(filepath.Join(r.Root, pattern))...)
 	}
+	// Debian's ROCm 6 (rocm-device-libs-21) keeps them in the resource
+	// directory of the clang that compiles HIP, where that clang finds them
+	// by itself: /usr/lib/llvm-21/lib/clang/21/amdgcn/bitcode.
+	cands = append(cands, r.compilerResourceBitcode()...)
 	for _, c := range cands {
 		if r.seen.isDir(c) {
 			r.deviceLibDir = c
@@ -293,6 +297,26 @@ func (r *ROCm) findDeviceLibs() error {
 		}
 	}
 	return fmt.Errorf("no AMDGPU device libraries: looked for %s (Debian: apt-get install rocm-device-libs)", strings.Join(cands, ", "))
+}
+
+// compilerResourceBitcode lists the bitcode directories in the resource
+// directory of the HIP compiler's LLVM (<llvm>/lib/clang/<major>/amdgcn/bitcode
+// and .../lib/amdgcn/bitcode), found through the compiler's symlinks
+// (/usr/bin/clang++-21 -> /usr/lib/llvm-21/bin/clang++) without running it.
+func (r *ROCm) compilerResourceBitcode() []string {
+	if r.hipCompiler == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(r.hipCompiler)
+	if err != nil {
+		return nil
+	}
+	llvm := filepath.Dir(filepath.Dir(real))
+	var dirs []string
+	for _, pattern := range []string{"lib/clang/*/amdgcn/bitcode", "lib/clang/*/lib/amdgcn/bitcode"} {
+		dirs = append(dirs, r.seen.glob(filepath.Join(llvm, pattern))...)
+	}
+	return dirs
 }
 
 // String describes the toolchain in one line for summaries and errors.

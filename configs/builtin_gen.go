@@ -13,13 +13,13 @@ import (
 func generated(name string) (s *Spec, fingerprint string, ok bool) {
 	switch name {
 	case "cpu":
-		return builtinCpu(), "d6d3fab4344b0c71", true
+		return builtinCpu(), "911fbf0cdc142659", true
 	case "rocm":
-		return builtinRocm(), "37241e4dd04f334b", true
+		return builtinRocm(), "93a5de559fd31468", true
 	case "cuda":
-		return builtinCuda(), "372253dba41bc0a4", true
+		return builtinCuda(), "6919b0fd3e8aecf6", true
 	case "metal":
-		return builtinMetal(), "7563a6fe6030b0fd", true
+		return builtinMetal(), "42c2eb45cd9261f1", true
 	}
 	return nil, "", false
 }

@@ -46,6 +46,12 @@ type Dependency struct {
 	// libraries when the dependency is built, not when a system provider
 	// stands in.
 	Static []string `yaml:"static"`
+	// Package, when given, makes the dependency a CMake package: the
+	// project asks for it with find_package(<Name> CONFIG), not
+	// FetchContent, and mlxbuild's dependency provider answers that call
+	// from the chosen provider's directory (a header-only library such as
+	// rocWMMA, which ships no package config in its repository).
+	Package *ServedPackage `yaml:"package"`
 	// Dir is a directory holding the dependency's source, relative to the
 	// file that declares it.
 	Dir string   `yaml:"dir"`
@@ -62,6 +68,26 @@ type Move struct {
 	Pos  Pos    `json:"-"`
 	From string `yaml:"from" required:"true"`
 	To   string `yaml:"to" required:"true"`
+}
+
+// ServedPackage is what find_package(<Name>) gets for a dependency served
+// as a CMake package: its version and the imported targets it defines.
+type ServedPackage struct {
+	Pos Pos `json:"-"`
+	// Version is reported as <Name>_VERSION and checked against the
+	// version the find_package call asks for.
+	Version string `yaml:"version"`
+	// Targets are defined as INTERFACE IMPORTED targets (roc::rocwmma).
+	Targets []ServedTarget `yaml:"targets" required:"true"`
+}
+
+// ServedTarget is one imported target of a ServedPackage.
+type ServedTarget struct {
+	Pos  Pos    `json:"-"`
+	Name string `yaml:"name" required:"true"`
+	// Include are its include directories, relative to the dependency's
+	// source (rocWMMA: library/include).
+	Include []string `yaml:"include"`
 }
 
 // SystemProvider says how a system installation stands in for a download.
@@ -180,6 +206,7 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 		if seenProv["dir"] && d.Dir == "" {
 			ps.add(pos(path+".providers"), "provider dir needs dir: the directory that holds %s's source", d.Name)
 		}
+		validateServedPackage(d, path, pos, ps)
 		if s := d.System; s != nil {
 			if s.FindPackage != "" && !cmakeName.MatchString(strings.ReplaceAll(s.FindPackage, "-", "_")) {
 				ps.add(pos(path+".system.find_package"), "%q is not a CMake package name", s.FindPackage)
@@ -286,4 +313,46 @@ func mergeDependencies(base, over []Dependency) []Dependency {
 
 func mergeCMakePackages(base, over []cmakePackage) []cmakePackage {
 	return replaceOrAppend(base, over, func(a, b cmakePackage) bool { return a.Name == b.Name })
+}
+
+// targetName is a CMake target name as find_package configs define them
+// (roc::rocwmma, hip::device).
+var targetName = namematch.New("A-Za-z0-9_", "A-Za-z0-9_.+:-")
+
+func validateServedPackage(d Dependency, path string, pos func(string) Pos, ps *problems) {
+	sp := d.Package
+	if sp == nil {
+		return
+	}
+	path += ".package"
+	if d.Name != "" && !cmakeName.MatchString(strings.ReplaceAll(d.Name, "-", "_")) {
+		ps.add(pos(path), "dependency %q is served to find_package, so its name must be the CMake package name", d.Name)
+	}
+	if sp.Version != "" {
+		if _, err := version.NewVersion(sp.Version); err != nil {
+			ps.add(pos(path+".version"), "version %q is not a version: write it like \"1.6.0\"", sp.Version)
+		}
+	}
+	if _, given := pos2(pos, path+".targets"); given && len(sp.Targets) == 0 {
+		ps.add(pos(path+".targets"), "targets is empty; name at least one imported target (e.g. roc::rocwmma)")
+	}
+	seen := map[string]int{}
+	for i, t := range sp.Targets {
+		tp := fmt.Sprintf("%s.targets[%d]", path, i)
+		if t.Name != "" && !targetName.MatchString(t.Name) {
+			ps.add(pos(tp+".name"), "%q is not a CMake target name", t.Name)
+		}
+		if j, dup := seen[t.Name]; dup && t.Name != "" {
+			ps.add(pos(tp+".name"), "target %q is listed twice (first in targets[%d])", t.Name, j)
+		}
+		seen[t.Name] = i
+		for j, inc := range t.Include {
+			if !repoRelative(inc) {
+				ps.add(pos(fmt.Sprintf("%s.include[%d]", tp, j)), "include %q must be a relative path inside the dependency's source", inc)
+			}
+		}
+	}
+	if d.System != nil && d.System.FindPackage != "" && !strings.EqualFold(d.System.FindPackage, d.Name) {
+		ps.add(pos(path), "a dependency served to find_package(%s) takes its system provider from the same package; system.find_package is %q", d.Name, d.System.FindPackage)
+	}
 }

@@ -12,7 +12,7 @@ import (
 
 // declaredHeader starts a file of recorded declarations; a new format gets
 // a new header, so an older mlxbuild's file is read as absent.
-const declaredHeader = "mlxbuild declared 1"
+const declaredHeader = "mlxbuild declared 2"
 
 // DeclaredCached is Declared(tree) for a tree whose every change comes with
 // a new key: the caller passes the identity of the tree's manifest, which

@@ -9,15 +9,16 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
-// declareRe finds the dependencies a CMake file declares:
-// FetchContent_Declare(json ...).
-var declareRe = lazyregexp.New(`(?im)^[ \t]*FetchContent_Declare\s*\(\s*([A-Za-z0-9_.+-]+)`)
+// declareRe finds the dependencies a CMake file asks for:
+// FetchContent_Declare(json ...), and find_package(rocwmma ...), which a
+// dependency served as a CMake package answers.
+var declareRe = lazyregexp.New(`(?im)^[ \t]*(?:FetchContent_Declare|find_package)\s*\(\s*([A-Za-z0-9_.+-]+)`)
 
 // Declared returns the lower-cased names every CMakeLists.txt and *.cmake
-// file under tree passes to FetchContent_Declare. A spec may declare
-// dependencies its tree never uses (the built-in spec knows MLX's; a
-// project may build something smaller): only those the tree declares must
-// be provided. Commented-out declarations do not count.
+// file under tree passes to FetchContent_Declare or find_package. A spec
+// may declare dependencies its tree never uses (the built-in spec knows
+// MLX's; a project may build something smaller): only those the tree asks
+// for must be provided. Commented-out calls do not count.
 func Declared(trees ...string) (map[string]bool, error) {
 	names := map[string]bool{}
 	for _, tree := range trees {

@@ -333,7 +333,9 @@ func validateServedPackage(d Dependency, path string, pos func(string) Pos, ps *
 			ps.add(pos(path+".version"), "version %q is not a version: write it like \"1.6.0\"", sp.Version)
 		}
 	}
-	if _, given := pos2(pos, path+".targets"); given && len(sp.Targets) == 0 {
+	// pos answers a path it does not know with the fallback position: an
+	// absent targets key is the required-key check's to report.
+	if tp := pos(path + ".targets"); len(sp.Targets) == 0 && tp != pos("\x00absent") {
 		ps.add(pos(path+".targets"), "targets is empty; name at least one imported target (e.g. roc::rocwmma)")
 	}
 	seen := map[string]int{}

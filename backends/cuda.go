@@ -32,11 +32,35 @@ var defaultCUDARoot = "/usr/local/cuda"
 // LocateCUDA finds the CUDA toolkit: CUDA_HOME when set (an error naming
 // CUDA_HOME when it holds no nvcc), else /usr/local/cuda, else the nvcc on PATH.
 func LocateCUDA(env func(string) string) (*CUDA, error) {
-	if h := env("CUDA_HOME"); h != "" {
+	return locateCUDA(env, nil)
+}
+
+// LocateCUDACached is LocateCUDA with its answer cached in cacheDir (see
+// memo): `nvcc --version` costs a no-op build of real MLX for CUDA more
+// than Ninja's own no-op, and its answer changes only with the files and
+// variables the discovery read (a toolkit upgrade replaces nvcc). Errors
+// are not cached, so a fix is seen at once.
+func LocateCUDACached(env func(string) string, cacheDir string) (*CUDA, error) {
+	m := memo{dir: cacheDir}
+	var c CUDA
+	if m.load("cuda", env, &c) {
+		return &c, nil
+	}
+	w := newWitness()
+	found, err := locateCUDA(env, w)
+	if err != nil {
+		return nil, err
+	}
+	m.store("cuda", w, found)
+	return found, nil
+}
+
+func locateCUDA(env func(string) string, w *witness) (*CUDA, error) {
+	if h := w.getenv(env, "CUDA_HOME"); h != "" {
 		if err := safepath.CheckControl(h); err != nil {
 			return nil, fail.Configf("CUDA_HOME: %v", err)
 		}
-		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"))
+		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"), w)
 		if err != nil {
 			return nil, fmt.Errorf("CUDA_HOME=%s is not a usable CUDA toolkit: %v; set CUDA_HOME to the directory that holds bin/nvcc (e.g. /usr/local/cuda), or unset it", h, err)
 		}
@@ -45,13 +69,13 @@ func LocateCUDA(env func(string) string) (*CUDA, error) {
 	}
 	nvcc := filepath.Join(defaultCUDARoot, "bin", "nvcc")
 	from := defaultCUDARoot
-	if !isExecutable(nvcc) {
-		nvcc, from = lookPath("nvcc", env("PATH")), "PATH"
+	if !w.isExecutable(nvcc) {
+		nvcc, from = w.lookPath("nvcc", w.getenv(env, "PATH")), "PATH"
 	}
 	if nvcc == "" {
 		return nil, fmt.Errorf("no CUDA toolkit found: CUDA_HOME is unset, %s/bin/nvcc does not exist and nvcc is not on PATH; install the CUDA toolkit or set CUDA_HOME", defaultCUDARoot)
 	}
-	c, err := inspectCUDA(nvcc)
+	c, err := inspectCUDA(nvcc, w)
 	if err != nil {
 		return nil, fmt.Errorf("CUDA toolkit at %s (from %s): %v; set CUDA_HOME to a working toolkit", filepath.Dir(filepath.Dir(nvcc)), from, err)
 	}
@@ -62,8 +86,8 @@ func LocateCUDA(env func(string) string) (*CUDA, error) {
 // nvccReleaseRe reads "Cuda compilation tools, release 12.4, V12.4.131".
 var nvccReleaseRe = lazyregexp.New(`release [0-9.]+, V([0-9.]+)`)
 
-func inspectCUDA(nvcc string) (*CUDA, error) {
-	if !isExecutable(nvcc) {
+func inspectCUDA(nvcc string, w *witness) (*CUDA, error) {
+	if !w.isExecutable(nvcc) {
 		return nil, fmt.Errorf("no executable %s", nvcc)
 	}
 	// Root keeps the name the user gave (/usr/local/cuda, not the
@@ -71,7 +95,7 @@ func inspectCUDA(nvcc string) (*CUDA, error) {
 	root := filepath.Dir(filepath.Dir(nvcc))
 	c := &CUDA{Root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), NVCC: nvcc}
 	for _, d := range []string{filepath.Join(root, "lib64"), filepath.Join(root, "lib"), filepath.Join(root, "lib", multiarch()), filepath.Join(root, "targets", "x86_64-linux", "lib")} {
-		if hasLib(d, "cudart") {
+		if w.hasLib(d, "cudart") {
 			c.LibDir = d
 			break
 		}
@@ -79,6 +103,10 @@ func inspectCUDA(nvcc string) (*CUDA, error) {
 	if c.LibDir == "" {
 		return nil, fmt.Errorf("no libcudart.so in %s/lib64, lib or lib/%s", root, multiarch())
 	}
+	// nvcc --version reads version.json beside bin/ (CUDA 11.1 and later);
+	// a toolkit upgrade rewrites it as well as nvcc.
+	w.file(filepath.Join(root, "version.json"))
+	w.ran(nvcc)
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	res, err := proc.Run(ctx, proc.Cmd{Path: nvcc, Args: []string{"--version"}})

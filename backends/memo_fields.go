@@ -59,6 +59,13 @@ func (r *ROCm) fields() []memoField {
 	}
 }
 
+func (c *CUDA) fields() []memoField {
+	return []memoField{
+		textField("root", &c.Root), textField("from", &c.from), textField("bin_dir", &c.BinDir), textField("lib_dir", &c.LibDir),
+		textField("include_dir", &c.includeDir), textField("nvcc", &c.NVCC), versionField("version", &c.Version),
+	}
+}
+
 func (f *toolFound) fields() []memoField {
 	return []memoField{textField("path", &f.path), versionField("version", &f.version)}
 }

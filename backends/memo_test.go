@@ -266,3 +266,38 @@ func cmakeFinder(t *testing.T, cacheDir, count string) func(wantRuns int, wantPa
 		}
 	}
 }
+
+// TestLocateCUDACachedRunsNvccOnceUntilTheToolkitChanges: a no-op build of
+// real MLX for CUDA ran `nvcc --version` every time (the largest part of its
+// 244 ms against Ninja's 17 ms on the H200); the memo answers until nvcc is
+// replaced (an upgrade) or CUDA_HOME changes.
+func TestLocateCUDACachedRunsNvccOnceUntilTheToolkitChanges(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root := t.TempDir()
+	nvcc := filepath.Join(root, "bin", "nvcc")
+	writeFile(t, nvcc, countingScript(count, "Cuda compilation tools, release 12.4, V12.4.131"), 0o755)
+	writeFile(t, filepath.Join(root, "lib64", "libcudart.so.12"), "", 0o644)
+	cacheDir := cacheRoot(t)
+	env := envMap(map[string]string{"CUDA_HOME": root, "PATH": "/nonexistent"})
+	locate := func(wantRuns int, wantVersion string) {
+		t.Helper()
+		c, err := LocateCUDACached(env, cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(t, count); got != wantRuns || c.Version.String() != wantVersion || c.NVCC != nvcc || c.LibDir != filepath.Join(root, "lib64") || c.from != "CUDA_HOME" {
+			t.Fatalf("nvcc ran %d times (want %d), found %+v (want version %s)", got, wantRuns, c, wantVersion)
+		}
+	}
+	locate(1, "12.4.131")
+	locate(1, "12.4.131")
+	replaceFile(t, nvcc, countingScript(count, "Cuda compilation tools, release 13.0, V13.0.88"), 0o755)
+	locate(2, "13.0.88")
+	locate(2, "13.0.88")
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "bin", "nvcc"), countingScript(count, "Cuda compilation tools, release 12.8, V12.8.93"), 0o755)
+	writeFile(t, filepath.Join(other, "lib64", "libcudart.so.12"), "", 0o644)
+	env = envMap(map[string]string{"CUDA_HOME": other, "PATH": "/nonexistent"})
+	nvcc, root = filepath.Join(other, "bin", "nvcc"), other
+	locate(3, "12.8.93")
+}

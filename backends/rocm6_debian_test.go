@@ -97,7 +97,7 @@ func TestCMakeSetupROCm6Comgr(t *testing.T) {
 	if err != nil {
 		t.Fatalf("configure through the prefix: %v\n%s", err, out)
 	}
-	if want := "hip-lang found: 1, amd_comgr loaded: TRUE"; !strings.Contains(out, want) {
-		t.Errorf("configure output lacks %q:\n%s", want, out)
+	if !strings.Contains(out, "hip-lang found: 1, amd_comgr loaded: 1") && !strings.Contains(out, "hip-lang found: 1, amd_comgr loaded: TRUE") {
+		t.Errorf("configure output lacks hip-lang and amd_comgr found:\n%s", out)
 	}
 }

@@ -191,7 +191,7 @@ func (p *Prepared) locateToolchain() error {
 		p.ROCm = r
 		p.Toolchain = &backends.ToolchainInfo{Name: "rocm", Env: t.Env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
 	case "cuda":
-		c, err := backends.LocateCUDA(p.Opts.Env)
+		c, err := backends.LocateCUDACached(p.Opts.Env, p.Layout.Discovery)
 		if err != nil {
 			return err
 		}

@@ -110,3 +110,33 @@ func snapExcept(t *testing.T, dir, skip string) snapshot {
 	}
 	return s
 }
+
+// TestSyncRefusesAForkAheadOfThePin: a fork commit that merged MLX commits
+// the pin does not contain is refused with exit 2, naming the fork commit,
+// the pin and the merge base, and saying to retarget first; the overlay
+// stays as it was. The same holds when the pin comes from UPSTREAM's
+// retargeted_to_mlx_pin rather than source.pin.
+func TestSyncRefusesAForkAheadOfThePin(t *testing.T) {
+	for _, fromProject := range []bool{true, false} {
+		f := newSyncFixture(t)
+		b1, c3 := f.forkMergesUpstream()
+		o := withCommit(f.forkOpts, c3)
+		if fromProject {
+			o.Pin = f.b0
+		}
+		res, err := Sync(context.Background(), o)
+		if err == nil {
+			t.Fatalf("a fork ahead of the pin was accepted: %+v", res)
+		}
+		if code := fail.ExitCode(err); code != 2 {
+			t.Errorf("exit code %d, want 2: %v", code, err)
+		}
+		msg := fail.Message(err)
+		for _, w := range []string{"fork " + short(c3) + " is ahead of the pin " + short(f.b0), "contains upstream MLX commits the pin does not (merge base " + b1 + ")", "overlay:retarget " + b1} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("the message lacks %q:\n%s", w, msg)
+			}
+		}
+		sameSnap(t, snap(t, f.overlay), f.before)
+	}
+}

@@ -275,7 +275,7 @@ func (p *Project) checkControl(ps *problems) {
 
 // cleanRel reports whether s is a relative slash path with nothing to clean.
 func cleanRel(s string) bool {
-	return s != "" && !strings.HasPrefix(s, "/") && path.Clean(s) == s && s != ".." && !strings.HasPrefix(s, "../") && !strings.Contains(s, "\\")
+	return safepath.CheckRel(s) == nil && path.Clean(s) == s && !strings.Contains(s, "\\")
 }
 
 func checkDir(ps *problems, pos Pos, dir, key string) {

@@ -101,3 +101,9 @@ func FuzzCheckRel(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckRelAllocatesNothing(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = CheckRel("mlx/backend/rocm/kernels/a.hip") }); n != 0 {
+		t.Errorf("CheckRel of a good path allocates %v times", n)
+	}
+}

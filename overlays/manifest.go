@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
-	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // origin says where a tree file comes from.
@@ -241,12 +240,6 @@ func readEntry(r *bufio.Reader, paths *pathArena, e *entry) bool {
 	}
 	e.path = paths.string(b)
 	r.Discard(n)
-	// Paths are only looked up, never joined to the tree for a write (the
-	// tree is walked by its listings), but a path no tree file can have
-	// means the file is not one this package wrote.
-	if safepath.CheckRel(e.path) != nil {
-		return false
-	}
 	if b, err = r.Peek(entryFixed); err != nil {
 		return false
 	}

@@ -45,8 +45,8 @@ func CheckRel(rel string) error {
 	if rel[0] == '/' || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "" {
 		return &UnsafeError{rel, "it is absolute"}
 	}
-	// Component by component without allocating: the tree manifest checks
-	// every path it reads (100k of them).
+	// Component by component without allocating: a listing of a fork's
+	// tree or an archive checks every one of its paths.
 	for rest := rel; rest != ""; {
 		c := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {

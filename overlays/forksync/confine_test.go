@@ -22,13 +22,18 @@ func dotDotCommit(t *testing.T, r *gitRepo, depth int) string {
 	for i := 0; i < depth; i++ {
 		entry = "040000 tree " + r.gitIn(entry, "mktree", "--missing") + "\t..\n"
 	}
-	// Keep the rest of the fork's mlx/backend/rocm beside the ".." entry.
+	return rocmEntryCommit(t, r, strings.TrimSuffix(entry, "\n")+"\x00")
+}
+
+// rocmEntryCommit commits, on the fork's branch, the fork's tree with one
+// more entry in mlx/backend/rocm: entry is a `git mktree -z` record, so
+// its name may hold any byte but NUL.
+func rocmEntryCommit(t *testing.T, r *gitRepo, entry string) string {
+	t.Helper()
+	// Keep the rest of the fork's mlx/backend/rocm beside the entry.
 	head := r.git("rev-parse", "HEAD")
 	rocmTree := r.git("rev-parse", head+":"+rocm)
-	var rocmEntries strings.Builder
-	rocmEntries.WriteString(r.git("ls-tree", "--", rocmTree) + "\n")
-	rocmEntries.WriteString(entry)
-	tree := r.gitIn(rocmEntries.String(), "mktree", "--missing")
+	tree := r.gitIn(r.git("ls-tree", "-z", "--", rocmTree)+entry, "mktree", "-z", "--missing")
 	for _, dir := range []string{"mlx/backend", "mlx", ""} {
 		parent := r.git("rev-parse", head+":"+dir)
 		var b strings.Builder
@@ -46,7 +51,7 @@ func dotDotCommit(t *testing.T, r *gitRepo, depth int) string {
 		}
 		tree = r.gitIn(b.String(), "mktree", "--missing")
 	}
-	c := r.git("commit-tree", tree, "-p", head, "-m", "a tree with .. entries")
+	c := r.git("commit-tree", tree, "-p", head, "-m", "a tree with an entry no overlay can take")
 	r.git("update-ref", "refs/heads/rocm-support", c)
 	return c
 }
@@ -139,4 +144,18 @@ func TestSyncRefusesAForkAheadOfThePin(t *testing.T) {
 		}
 		sameSnap(t, snap(t, f.overlay), f.before)
 	}
+}
+
+// TestSyncRefusesAForkTreeWithANewlineInAName: a fork file whose name
+// holds a newline (git stores it; line-based records cannot list it) is
+// refused with exit 2 naming it, and the overlay is left as it was.
+func TestSyncRefusesAForkTreeWithANewlineInAName(t *testing.T) {
+	f := newSyncFixture(t)
+	blob := f.fork.gitIn("x\n", "hash-object", "-w", "--stdin")
+	c := rocmEntryCommit(t, f.fork, "100644 blob "+blob+"\tnew\nline.h\x00")
+	_, err := Sync(context.Background(), withCommit(f.forkOpts, c))
+	if want := `refusing unsafe path "` + rocm + `/new\nline.h": it holds a newline`; err == nil || !strings.Contains(err.Error(), want) || fail.ExitCode(err) != 2 {
+		t.Fatalf("Sync = %v, want exit 2 with %q", err, want)
+	}
+	sameSnap(t, snap(t, f.overlay), f.before)
 }

@@ -41,3 +41,30 @@ func TestCleanKeepsTheDependencyStore(t *testing.T) {
 		t.Errorf("Clean with Deps: store %v, Removed %q, Kept %q; want it removed", err, res.removed, res.Kept)
 	}
 }
+
+// TestCleanRemovesTheDependencyProvider: the CMake dependency provider a
+// build writes beside its tree (internal/flow writes it at the layout's
+// DepsProvider) is mlxbuild's: cache:clean removes it and does not list
+// it among the entries it did not make.
+func TestCleanRemovesTheDependencyProvider(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "cache")
+	l := For(root, "rocm")
+	if err := Prepare(l, ""); err != nil {
+		t.Fatal(err)
+	}
+	provider := filepath.Join(root, "rocm", "deps-provider.cmake")
+	if l.DepsProvider != provider {
+		t.Fatalf("DepsProvider = %s, want %s", l.DepsProvider, provider)
+	}
+	testutil.WriteFile(t, provider, "# provider\n")
+	res, err := Clean(root, []string{"rocm"}, CleanScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Left) != 0 {
+		t.Errorf("Clean left %q as not mlxbuild's", res.Left)
+	}
+	if _, err := os.Stat(provider); !os.IsNotExist(err) {
+		t.Errorf("Clean kept %s: %v", provider, err)
+	}
+}

@@ -42,6 +42,9 @@ type Layout struct {
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
 	// usable by CMake (backends.ROCm.CMakeSetup).
 	HIPPrefix string
+	// DepsProvider is the CMake dependency provider internal/deps
+	// generates for the build (CMAKE_PROJECT_TOP_LEVEL_INCLUDES).
+	DepsProvider string
 }
 
 // For returns the layout of backend under root. It only computes paths.
@@ -62,7 +65,8 @@ func For(root, backend string) Layout {
 		Log:       filepath.Join(dir, "build.log"),
 		owner:     filepath.Join(dir, "project"),
 
-		HIPPrefix: filepath.Join(dir, "hip-prefix"),
+		HIPPrefix:    filepath.Join(dir, "hip-prefix"),
+		DepsProvider: filepath.Join(dir, "deps-provider.cmake"),
 	}
 }
 
@@ -86,7 +90,7 @@ func Prepare(l Layout, project string) error {
 
 // paths are every path of the layout under Dir, the lock included.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix, l.DepsProvider}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/namematch"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 
 	"github.com/hashicorp/go-version"
 )
@@ -237,7 +238,7 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 // repoRelative reports whether p is a clean relative path that stays
 // inside a repository (and cannot be read as a git option).
 func repoRelative(p string) bool {
-	if strings.HasPrefix(p, "-") {
+	if strings.HasPrefix(p, "-") || safepath.CheckRel(p) != nil {
 		return false
 	}
 	for _, part := range strings.Split(p, "/") {

@@ -185,6 +185,14 @@ func (p *Project) validate(ps *problems) {
 		}
 		if f := b.Fork; f != nil {
 			checkRepo(ps, p.pos(base+".fork.git"), base+".fork.git", f.Git)
+			// Sync writes the fork's files at these paths in the overlay.
+			for key, list := range map[string][]string{"dirs": f.Dirs, "core": f.Core} {
+				for i, d := range list {
+					if at := fmt.Sprintf("%s.fork.%s[%d]", base, key, i); !cleanRel(strings.TrimSuffix(d, "/")) {
+						ps.add(p.pos(at), "%s: %q must be a clean path of the fork's tree (no leading /, no .., no ./)", at, d)
+					}
+				}
+			}
 			if f.Branch != "" {
 				if err := gitrun.CheckRev(f.Branch); err != nil {
 					ps.add(p.pos(base+".fork.branch"), "%s: %q %v; give the fork's branch name", base+".fork.branch", short(f.Branch), err)
@@ -275,7 +283,7 @@ func (p *Project) checkControl(ps *problems) {
 
 // cleanRel reports whether s is a relative slash path with nothing to clean.
 func cleanRel(s string) bool {
-	return s != "" && !strings.HasPrefix(s, "/") && path.Clean(s) == s && s != ".." && !strings.HasPrefix(s, "../") && !strings.Contains(s, "\\")
+	return safepath.CheckRel(s) == nil && path.Clean(s) == s && !strings.Contains(s, "\\")
 }
 
 func checkDir(ps *problems, pos Pos, dir, key string) {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // Layer is one overlay directory, or the part of it Files selects, laid
@@ -152,11 +154,25 @@ func Compose(layers []Layer, records []string, dst string) (map[string]layerSour
 	if err != nil {
 		return nil, err
 	}
+	// A layer's To comes from a spec: every tree path is confined before
+	// the first file is placed.
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	if err := safepath.CheckAll(rels); err != nil {
+		return nil, fmt.Errorf("overlays: composing the layers into %s: %w; fix the layer's to: or files:", dst, err)
+	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return nil, fmt.Errorf("overlays: creating %s: %w; make the cache directory writable", dst, err)
 	}
-	for rel, src := range files {
-		if err := place(src.path, filepath.Join(dst, filepath.FromSlash(rel))); err != nil {
+	for _, rel := range rels {
+		at, err := safepath.Join(dst, rel)
+		if err != nil {
+			return nil, err
+		}
+		if err := place(files[rel].path, at); err != nil {
 			return nil, err
 		}
 	}

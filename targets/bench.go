@@ -27,6 +27,9 @@ type Bench mg.Namespace
 // measured on one side only). Only files of different harnesses are refused
 // (exit 2). MLXBUILD_REPORT=json:<path> also writes the comparison as JSON.
 func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
+	if err := flagsAfter("bench:compare", "bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange] [-promptTolerance=F] [-catalog=FILE]", before, after); err != nil {
+		return exit(err)
+	}
 	opt := benchcsv.DefaultOptions()
 	if reference != nil {
 		opt.Reference = *reference
@@ -58,6 +61,9 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 // percentiles, both perplexities and a one-line verdict. Exit 0 however much
 // they disagree; 2 when the traces are not of the same positions and tokens.
 func (Bench) Traces(reference, candidate string, decided *float64) error {
+	if err := flagsAfter("bench:traces", "bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=F]", reference, candidate); err != nil {
+		return exit(err)
+	}
 	gap := logittrace.DefaultDecided
 	if decided != nil {
 		gap = *decided

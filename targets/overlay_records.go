@@ -43,6 +43,9 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 // overlay is untouched; the merges, markers included, are in a staging copy
 // beside it (exit 1).
 func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) error {
+	if err := flagsAfter("overlay:retarget", "overlay:retarget NEW_PIN [-backend=NAME]", newPin); err != nil {
+		return exit(err)
+	}
 	o, cfg, err := overlayConfig()
 	if err != nil {
 		return exit(err)

@@ -19,6 +19,9 @@ import (
 // conflict nothing changes and the conflicted files are listed with their
 // staged copies (exit 1).
 func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) error {
+	if err := flagsAfter("overlay:sync", "overlay:sync FORK_COMMIT [-backend=NAME]", forkCommit); err != nil {
+		return exit(err)
+	}
 	o, cfg, err := overlayConfig()
 	if err != nil {
 		return exit(err)
@@ -72,6 +75,9 @@ func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) er
 // breaks). The backend is the
 // one with a fork: entry, or -backend.
 func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) error {
+	if err := flagsAfter("overlay:apiDrift", "overlay:apiDrift CANDIDATE [-backend=NAME]", candidate); err != nil {
+		return exit(err)
+	}
 	o, cfg, err := overlayConfig()
 	if err != nil {
 		return exit(err)

@@ -274,6 +274,9 @@ func TestReportEnv(t *testing.T) {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
+	if _, err := ReportPath("json:out/r.json\n"); !isConfig(err) || !strings.Contains(err.Error(), `"out/r.json\n" holds a newline`) {
+		t.Errorf("a report path with a newline: %v", err)
+	}
 	// A bad variable is reported before any file is read.
 	err := Run(&bytes.Buffer{}, "testdata/no-such.csv", "testdata/after.csv", "testdata/catalog.tsv", true, DefaultOptions(), "xml:r")
 	var re *ReportEnvError

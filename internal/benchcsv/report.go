@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // ReportEnv is the variable that asks for a machine-readable report.
@@ -32,6 +33,13 @@ func ReportPath(value string) (string, error) {
 	path, ok := strings.CutPrefix(value, "json:")
 	if !ok || path == "" {
 		return "", &ReportEnvError{Value: value}
+	}
+	// The path is the user's own choice, absolute or through links as it
+	// likes; only a NUL or a line break, which no file name should hold, is
+	// refused (a newline pasted with the value would name a file nobody
+	// can find).
+	if err := safepath.CheckControl(path); err != nil {
+		return "", fail.Configf("%s=json:<path>: %v", ReportEnv, err)
 	}
 	return path, nil
 }

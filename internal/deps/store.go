@@ -163,6 +163,9 @@ func (s Store) Unpack(ctx context.Context, d configs.Dependency, cmakeProg strin
 	if err := s.verify(d); err != nil {
 		return "", err
 	}
+	if err := checkMembers(ctx, s.Archive(d)); err != nil {
+		return "", fmt.Errorf("unpacking %s: %w", d.Name, err)
+	}
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err

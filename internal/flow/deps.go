@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/go-version"
@@ -223,7 +222,7 @@ func (p *Prepared) setupDeps(ctx context.Context) (string, error) {
 		}
 		p.Deps[i].Dir = dir
 	}
-	file := filepath.Join(p.Layout.Dir, "deps-provider.cmake")
+	file := p.Layout.DepsProvider
 	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScript(p.Deps)), 0o644); err != nil {
 		return "", err
 	}

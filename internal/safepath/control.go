@@ -1,5 +1,7 @@
 // Package safepath holds the checks a path must pass before mlxbuild writes
-// it into an output (cargo.txt, ldflags.txt, link.json, CMake's cache).
+// it into an output (cargo.txt, ldflags.txt, link.json, CMake's cache), and
+// the one confinement every writer uses for a path that comes from outside
+// (Join: no "..", not absolute, not through a symbolic link).
 package safepath
 
 import "fmt"

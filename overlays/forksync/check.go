@@ -272,6 +272,9 @@ func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout,
 		return nil
 	}
 	old, _ := records.ParseResidual(data)
+	if err := old.CheckPaths(resFile); err != nil {
+		return err
+	}
 	// A recorded patch still holds when it turns the reconstruction into
 	// the overlay's file; only then does the recorded text need no change.
 	var changed []string

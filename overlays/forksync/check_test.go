@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -306,7 +307,9 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 func TestRetargetRefusesBadRevs(t *testing.T) {
 	f := newRefFixture(t)
 	marker := filepath.Join(t.TempDir(), "ran")
-	for _, rev := range []string{"--upload-pack=touch " + marker, "-x", "", "a b", "0000000000000000000000000000000000000001"} {
+	// Only a full 40-hex id is a new pin: a branch, a tag or a short id
+	// would move under source.pin and UPSTREAM.
+	for _, rev := range []string{"--upload-pack=touch " + marker, "-x", "", "a b", "main", "HEAD", f.p1[:12], f.p1 + "0", "0000000000000000000000000000000000000001"} {
 		o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: rev, backendDirs: []string{rocm}}
 		_, err := Retarget(context.Background(), o)
 		if err == nil {
@@ -315,6 +318,9 @@ func TestRetargetRefusesBadRevs(t *testing.T) {
 		}
 		if rev != "0000000000000000000000000000000000000001" && (fail.KindOf(err) != fail.Config) {
 			t.Errorf("retarget to %q: %v, want a usage error (exit 2)", rev, err)
+		}
+		if gitrun.CheckRev(rev) == nil && !fullHex(rev) && !strings.Contains(err.Error(), "is not a full 40-hex commit id") {
+			t.Errorf("retarget to %q: %v, want it refused as not a full 40-hex id", rev, err)
 		}
 	}
 	if _, err := os.Stat(marker); err == nil {

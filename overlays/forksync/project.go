@@ -76,6 +76,7 @@ func SyncOptionsFor(cfg *configs.Config, backend, commit string) (string, syncOp
 		Fork:      fork,
 		Upstream:  upstreamRepo(cfg.Project),
 		Commit:    commit,
+		Pin:       cfg.Project.Source.Pin,
 	}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // reconstruct is a core file as "MLX pin + the fork's own change to it": the
@@ -38,7 +39,10 @@ func (m *merger) unifiedDiff(ctx context.Context, old, new []byte, path string) 
 	dir := filepath.Join(m.dir, fmt.Sprintf("diff%d", m.n))
 	defer os.RemoveAll(dir)
 	for side, data := range map[string][]byte{"a": old, "b": new} {
-		p := filepath.Join(dir, side, filepath.FromSlash(path))
+		p, err := safepath.Join(filepath.Join(dir, side), path)
+		if err != nil {
+			return "", err
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return "", fmt.Errorf("forksync: writing a diff input: %w", err)
 		}
@@ -69,7 +73,10 @@ func (m *merger) applies(ctx context.Context, patch string, old, new []byte, pat
 	m.n++
 	dir := filepath.Join(m.dir, fmt.Sprintf("apply%d", m.n))
 	defer os.RemoveAll(dir)
-	p := filepath.Join(dir, filepath.FromSlash(path))
+	p, err := safepath.Join(dir, path)
+	if err != nil {
+		return false
+	}
 	if os.MkdirAll(filepath.Dir(p), 0o700) != nil || os.WriteFile(p, old, 0o600) != nil {
 		return false
 	}

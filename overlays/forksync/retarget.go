@@ -65,10 +65,14 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	if o.upstream == "" {
 		return nil, fail.Configf("retarget needs MLX's history: set source.git in mlxbuild.yaml (a URL or a local clone), or make source.dir a git checkout")
 	}
-	for _, rev := range []struct{ what, rev string }{{"the old pin", o.oldPin}, {"the new pin", o.newPin}} {
-		if err := checkRev(rev.what, rev.rev); err != nil {
-			return nil, err
-		}
+	if err := checkRev("the old pin", o.oldPin); err != nil {
+		return nil, err
+	}
+	// The new pin becomes source.pin and retargeted_to_mlx_pin, both full
+	// ids: a branch or tag would move under the record, as the reference's
+	// tool refuses too.
+	if !fullHex(o.newPin) {
+		return nil, fail.Configf("the new pin %q is not a full 40-hex commit id; give the commit itself (git rev-parse <branch or tag> in MLX's repository prints it), as source.pin takes it", clipValue(o.newPin))
 	}
 	unlock, err := lockOverlay(ctx, o.cacheRoot, o.Overlay)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // errNoExchange says the platform or file system cannot swap two directories
@@ -95,6 +96,19 @@ func commit(overlay, staged string, write files, remove []string, conflicts []co
 // not hard links, so that editing a staged file while resolving a conflict
 // can never change the overlay behind the user's back.
 func stage(overlay, dir string, write files, remove []string) error {
+	paths := make([]string, 0, len(write))
+	for p := range write {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	// Every path is checked before the first write: a refused one leaves
+	// no staging directory behind.
+	if err := safepath.CheckAll(paths); err != nil {
+		return err
+	}
+	if err := safepath.CheckAll(remove); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("forksync: removing the previous staging directory %s: %w; remove it by hand", dir, err)
 	}
@@ -127,14 +141,12 @@ func stage(overlay, dir string, write files, remove []string) error {
 		os.RemoveAll(dir)
 		return fmt.Errorf("forksync: copying the overlay %s to %s: %w; check free space and permissions", overlay, dir, err)
 	}
-	paths := make([]string, 0, len(write))
-	for p := range write {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	for _, p := range paths {
 		b := write[p]
-		dst := filepath.Join(dir, filepath.FromSlash(p))
+		dst, err := safepath.Join(dir, p)
+		if err != nil {
+			return err
+		}
 		mode := fs.FileMode(0o644)
 		if b.exec {
 			mode = 0o755
@@ -152,7 +164,10 @@ func stage(overlay, dir string, write files, remove []string) error {
 		}
 	}
 	for _, p := range remove {
-		dst := filepath.Join(dir, filepath.FromSlash(p))
+		dst, err := safepath.Join(dir, p)
+		if err != nil {
+			return err
+		}
 		if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("forksync: staging the removal of %s: %w", p, err)
 		}

@@ -27,6 +27,10 @@ type syncOptions struct {
 	// against; "" keeps UPSTREAM's merge base.
 	Upstream string
 	Commit   string // the fork commit to sync to: an id or a branch
+	// Pin is the MLX commit the overlay builds on (source.pin); "" takes
+	// UPSTREAM's retargeted_to_mlx_pin. A fork commit that merged MLX past
+	// it is refused.
+	Pin string
 }
 
 // syncResult says what a sync did, or would have done.
@@ -136,10 +140,17 @@ func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 	}
 	res.newBase = res.base
 	if o.Upstream != "" {
-		nb, note := repo.mergeBase(ctx, res.to, o.Upstream)
+		nb, head, note := repo.mergeBase(ctx, res.to, o.Upstream)
 		if note != "" {
 			res.notes = append(res.notes, note)
 		} else {
+			pin := o.Pin
+			if f, ok := up.Get("retargeted_to_mlx_pin"); pin == "" && ok {
+				pin = f.Value
+			}
+			if err := repo.checkNotAhead(ctx, res.to, head, pin, o.Upstream); err != nil {
+				return nil, err
+			}
 			res.newBase = nb
 		}
 	}
@@ -348,18 +359,19 @@ func (p *syncPlan) conflict(path string, staged blob, why string) {
 
 // mergeBase fetches upstream's HEAD into the fork's mirror (by id, into
 // FETCH_HEAD: the mirror's refs stay the fork's) and returns the merge base
-// of commit with it. A note instead says why it kept UPSTREAM's.
-func (r *repo) mergeBase(ctx context.Context, commit, upstream string) (string, string) {
+// of commit with it, and that HEAD. A note instead says why it kept
+// UPSTREAM's.
+func (r *repo) mergeBase(ctx context.Context, commit, upstream string) (mb, head, note string) {
 	if _, err := git(ctx, r.dir, "fetch", "--quiet", "--no-tags", "--", upstream, "HEAD"); err != nil {
-		return "", fmt.Sprintf("could not fetch MLX's HEAD from %s to compute the fork's merge base (%v); UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
+		return "", "", fmt.Sprintf("could not fetch MLX's HEAD from %s to compute the fork's merge base (%v); UPSTREAM's fork_upstream_merge_base was kept, and the fork was not checked against the pin", upstream, err)
 	}
 	head, err := git(ctx, r.dir, "rev-parse", "FETCH_HEAD")
 	if err != nil {
-		return "", fmt.Sprintf("reading FETCH_HEAD after fetching %s: %v; UPSTREAM's fork_upstream_merge_base was kept", upstream, err)
+		return "", "", fmt.Sprintf("reading FETCH_HEAD after fetching %s: %v; UPSTREAM's fork_upstream_merge_base was kept, and the fork was not checked against the pin", upstream, err)
 	}
-	mb, err := git(ctx, r.dir, "merge-base", "--end-of-options", commit, head)
+	mb, err = git(ctx, r.dir, "merge-base", "--end-of-options", commit, head)
 	if err != nil || mb == "" {
-		return "", fmt.Sprintf("fork commit %s and MLX's HEAD %s have no common ancestor; UPSTREAM's fork_upstream_merge_base was kept", short(commit), short(head))
+		return "", "", fmt.Sprintf("fork commit %s and MLX's HEAD %s have no common ancestor; UPSTREAM's fork_upstream_merge_base was kept", short(commit), short(head))
 	}
-	return mb, ""
+	return mb, head, ""
 }

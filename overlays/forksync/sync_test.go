@@ -220,20 +220,41 @@ func TestSyncConflictChangesNothingAndNamesTheFile(t *testing.T) {
 	}
 }
 
-// When the fork merged newer MLX, a core file takes the fork's own change
-// but not the upstream change the merge brought: the overlay stays at its
-// pin, and UPSTREAM records the new merge base.
-func TestSyncAcrossAMergeBaseMoveCarriesOnlyTheForksChange(t *testing.T) {
-	f := newSyncFixture(t)
-	b1 := f.mlx.commit("mlx moves on", map[string]string{
+// forkMergesUpstream moves MLX on (b1), merges it into the fork and
+// commits a fork change after the merge (c3).
+func (f *syncFixture) forkMergesUpstream() (b1, c3 string) {
+	b1 = f.mlx.commit("mlx moves on", map[string]string{
 		avail:       lines("avail", 30, map[int]string{28: "avail upstream change"}),
 		"mlx/ops.h": lines("ops", 20, map[int]string{2: "ops upstream change"}),
 	})
 	f.fork.git("pull", "--quiet", "--no-rebase", "--no-edit", "origin", "main")
-	c3 := f.fork.commit("fork change after the merge", map[string]string{
+	c3 = f.fork.commit("fork change after the merge", map[string]string{
 		avail: lines("avail", 30, map[int]string{5: "avail fork change 1", 12: "avail fork change 3", 28: "avail upstream change"}),
 	})
-	res, err := Sync(context.Background(), withCommit(f.forkOpts, c3))
+	return b1, c3
+}
+
+// When the fork merged newer MLX and the pin was retargeted to it first, a
+// core file takes the fork's own change on top of the retargeted file (the
+// upstream change came with the retarget, not with the sync), and UPSTREAM
+// records the new merge base.
+func TestSyncAcrossAMergeBaseMoveCarriesOnlyTheForksChange(t *testing.T) {
+	f := newSyncFixture(t)
+	b1, c3 := f.forkMergesUpstream()
+	cfg, err := configs.LoadConfig(filepath.Dir(f.project), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ro, err := RetargetOptionsFor(cfg, "rocm", b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Retarget(context.Background(), ro); err != nil {
+		t.Fatal(err)
+	}
+	o := withCommit(f.forkOpts, c3)
+	o.Pin = b1 // source.pin follows the retarget
+	res, err := Sync(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,10 +262,10 @@ func TestSyncAcrossAMergeBaseMoveCarriesOnlyTheForksChange(t *testing.T) {
 		t.Errorf("merge base %s -> %s, want %s -> %s", res.base, res.newBase, f.b0, b1)
 	}
 	up := readFile(t, filepath.Join(f.overlay, "UPSTREAM"))
-	if !strings.Contains(up, "fork_upstream_merge_base: "+b1+"\n") || !strings.Contains(up, "commit: "+c3+"\n") || !strings.Contains(up, "retargeted_to_mlx_pin: "+f.b0+"\n") {
+	if !strings.Contains(up, "fork_upstream_merge_base: "+b1+"\n") || !strings.Contains(up, "commit: "+c3+"\n") || !strings.Contains(up, "retargeted_to_mlx_pin: "+b1+"\n") {
 		t.Errorf("UPSTREAM:\n%s", up)
 	}
-	want := lines("avail", 30, map[int]string{5: "avail fork change 1", 12: "avail fork change 3", 25: "avail retargeted"})
+	want := lines("avail", 30, map[int]string{5: "avail fork change 1", 12: "avail fork change 3", 25: "avail retargeted", 28: "avail upstream change"})
 	if got := readFile(t, filepath.Join(f.overlay, avail)); got != want {
 		t.Errorf("core file:\n%s\nwant:\n%s", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // blob is one file of a commit or of the overlay.
@@ -81,6 +82,11 @@ func parseLsTree(out []byte, commit, url string) ([]treeEntry, error) {
 		}
 		if f[0] == "120000" {
 			return nil, fmt.Errorf("forksync: %s is a symbolic link at %s in %s; overlays hold regular files only: replace the link with the file in the fork, or leave the directory out of fork.dirs", path, short(commit), url)
+		}
+		// A tree can hold ".." or an absolute-looking name (git mktree
+		// checks nothing): every path is confined before any is written.
+		if err := safepath.CheckRel(string(path)); err != nil {
+			return nil, fmt.Errorf("forksync: %s at %s: %w; the commit's tree is not one an overlay can take", url, short(commit), err)
 		}
 		entries = append(entries, treeEntry{string(path), f[2], f[0] == "100755"})
 	}

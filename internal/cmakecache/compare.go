@@ -3,6 +3,7 @@ package cmakecache
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,7 @@ func (c *Cache) Compare(expect map[string]string) []Mismatch {
 			out = append(out, Mismatch{Name: name, Want: want, Absent: true})
 		case Same(want, e.Value):
 		case slices.Contains(dirEntries, name) && sameFile(want, e.Value):
+		case (e.Type == "PATH" || e.Type == "FILEPATH") && madeAbsolute(want, e.Value):
 		default:
 			out = append(out, Mismatch{Name: name, Want: want, Have: e.Value})
 		}
@@ -41,6 +43,26 @@ func (c *Cache) Compare(expect map[string]string) []Mismatch {
 func Name(define string) string {
 	name, _, _ := strings.Cut(define, ":")
 	return name
+}
+
+// madeAbsolute reports whether have is want with each relative path of
+// the list made absolute against the working directory, as CMake does to
+// a -D value a project then declares a PATH or FILEPATH cache entry.
+func madeAbsolute(want, have string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	ws, hs := strings.Split(want, ";"), strings.Split(have, ";")
+	if len(ws) != len(hs) {
+		return false
+	}
+	for i, w := range ws {
+		if w != hs[i] && (filepath.IsAbs(w) || filepath.Join(wd, w) != hs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameFile(a, b string) bool {

@@ -3,6 +3,7 @@ package cmakecache
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -143,5 +144,21 @@ func TestBoolSpellings(t *testing.T) {
 		if Same(c.want, c.have) != c.same {
 			t.Errorf("Same(%q, %q) = %v", c.want, c.have, !c.same)
 		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("c", []byte("ON_AS_TRUE:BOOL=TRUE\nOFF:BOOL=OFF\nREL:PATH="+filepath.Join(wd, "deps/x")+";/abs\nRELSTR:STRING="+filepath.Join(wd, "deps/x")+"\nHOME:INTERNAL=/a\nCMAKE_HOME_DIRECTORY:INTERNAL="+wd+"/.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Compare(map[string]string{"ON_AS_TRUE": "ON", "OFF": "ON", "REL": "deps/x;/abs", "RELSTR": "deps/x", "MISSING": "1", "CMAKE_HOME_DIRECTORY": wd})
+	want := []Mismatch{{Name: "MISSING", Want: "1", Absent: true}, {Name: "OFF", Want: "ON", Have: "OFF"}, {Name: "RELSTR", Want: "deps/x", Have: filepath.Join(wd, "deps/x")}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Compare = %+v\nwant %+v", got, want)
 	}
 }

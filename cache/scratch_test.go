@@ -82,11 +82,11 @@ func TestDecideReadsTheCMakeCache(t *testing.T) {
 		t.Errorf("a cache that holds everything (TRUE for ON, the tree through a link): %+v", d)
 	}
 	for text, want := range map[string]string{
-		strings.Replace(good, "/usr/bin/clang++-15", "/x/clang++", 1):     "scratch CMAKE_HIP_COMPILER changed: /x/clang++ -> /usr/bin/clang++-15",
+		strings.Replace(good, "/usr/bin/clang++-15", "/x/clang++", 1):         "scratch CMAKE_HIP_COMPILER changed: /x/clang++ -> /usr/bin/clang++-15",
 		strings.Replace(good, "INTERNAL=Ninja", "INTERNAL=Unix Makefiles", 1): "scratch CMAKE_GENERATOR changed: Unix Makefiles -> Ninja",
-		strings.Replace(good, link, "/elsewhere", 1):                      "scratch CMAKE_HOME_DIRECTORY changed: /elsewhere -> " + tree,
-		strings.Replace(good, "BOOL=TRUE", "BOOL=OFF", 1):                 "configure CMakeCache.txt has MLX_BUILD_ROCM=OFF; this build sets ON",
-		strings.Replace(good, "MLX_BUILD_ROCM:BOOL=TRUE\n", "", 1):        "configure CMakeCache.txt lacks MLX_BUILD_ROCM; this build sets ON",
+		strings.Replace(good, link, "/elsewhere", 1):                          "scratch CMAKE_HOME_DIRECTORY changed: /elsewhere -> " + tree,
+		strings.Replace(good, "BOOL=TRUE", "BOOL=OFF", 1):                     "configure CMakeCache.txt has MLX_BUILD_ROCM=OFF; this build sets ON",
+		strings.Replace(good, "MLX_BUILD_ROCM:BOOL=TRUE\n", "", 1):            "configure CMakeCache.txt lacks MLX_BUILD_ROCM; this build sets ON",
 	} {
 		d := decide(text)
 		got := "configure "

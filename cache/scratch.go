@@ -27,23 +27,32 @@ var (
 
 // firstConfigureVars are the other cache variables CMake reads only into
 // a new cache: a changed value needs an empty build directory.
-var firstConfigureVars = []string{"CUDAToolkit_ROOT", "CMAKE_TOOLCHAIN_FILE", "CMAKE_GENERATOR", "CMAKE_GENERATOR_PLATFORM", "CMAKE_GENERATOR_TOOLSET", "CMAKE_HOME_DIRECTORY", "CMAKE_CACHEFILE_DIR"}
+var firstConfigureVars = []string{"CUDAToolkit_ROOT", "CMAKE_TOOLCHAIN_FILE", "CMAKE_GENERATOR_PLATFORM", "CMAKE_GENERATOR_TOOLSET"}
+
+// placeVars are what CMake refuses a cache for: another source directory,
+// build directory or generator (a moved cache, a cache of another tool).
+var placeVars = []string{"CMAKE_HOME_DIRECTORY", "CMAKE_CACHEFILE_DIR", "CMAKE_GENERATOR"}
 
 // compilerEnv are the variables CMake reads the compilers from when the
 // cache names none.
 var compilerEnv = []string{"CC", "CXX", "HIPCXX", "CUDACXX", "CUDAHOSTCXX", "ASM"}
 
 // deletingVar ranks a CMake variable that needs an empty build directory
-// to change: compilers first, their roots next, then the rest; -1 for
-// any other variable.
+// to change: the source and build directories and the generator first, in
+// that order
+// (they explain everything else that moved with them), compilers next,
+// then their roots, then the rest; -1 for any other variable.
 func deletingVar(name string) int {
+	if i := slices.Index(placeVars, name); i >= 0 {
+		return i
+	}
 	switch {
 	case compilerVar.MatchString(name):
-		return 0
+		return len(placeVars)
 	case compilerRootVar.MatchString(name):
-		return 1
+		return len(placeVars) + 1
 	case slices.Contains(firstConfigureVars, name):
-		return 2
+		return len(placeVars) + 2
 	}
 	return -1
 }
@@ -56,13 +65,13 @@ func deletingInput(key string) int {
 		return deletingVar(cmakecache.Name(name))
 	}
 	if name, ok := strings.CutPrefix(key, "env:"); ok && slices.Contains(compilerEnv, name) {
-		return 3
+		return len(placeVars) + 3
 	}
 	switch key {
 	case "toolchain.root":
-		return 4
+		return len(placeVars) + 4
 	case "toolchain.version":
-		return 5
+		return len(placeVars) + 5
 	}
 	return -1
 }

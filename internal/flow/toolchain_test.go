@@ -403,3 +403,26 @@ func TestArchiveOfAnEarlierGraphIsNotLinked(t *testing.T) {
 		t.Errorf("the refused link plan rewrote %v", c)
 	}
 }
+
+// TestMovedCacheConfiguresFromScratch: the cache root is moved (a CI
+// cache restored elsewhere) and MLXBUILD_CACHE follows it. CMake refuses
+// a cache made for another source directory; mlxbuild must start the
+// configure from an empty build directory and say why.
+func TestMovedCacheConfiguresFromScratch(t *testing.T) {
+	tp := newToolchainProject(t)
+	tp.mustBuild(t)
+	oldTree := filepath.Join(tp.Cache, "rocm", "tree")
+	moved := filepath.Join(t.TempDir(), "restored-cache")
+	if err := os.Rename(tp.Cache, moved); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MLXBUILD_CACHE", moved)
+	tp.Cache, tp.build, tp.out = moved, filepath.Join(moved, "rocm", "build"), filepath.Join(moved, "rocm", "out")
+	_, log := tp.mustBuild(t)
+	want := "==> configure from scratch (CMAKE_HOME_DIRECTORY changed: " + oldTree + " -> " + filepath.Join(moved, "rocm", "tree") + ")"
+	if got := configureLine.FindString(log); got != want {
+		t.Errorf("configure line %q, want %q\n%s", got, want, log)
+	}
+	tp.builtForROCm(t, log)
+	tp.upToDate(t)
+}

@@ -42,6 +42,11 @@ type LinkInputs struct {
 	// SkipStatic checks only the shared and system libraries, before the
 	// build has produced the archives.
 	SkipStatic bool
+	// Produced says why a static archive found in BuildDir is not this
+	// build's product (nil when it is; an archive an earlier configure's
+	// graph built stays on disk after its target is gone); nil takes
+	// every archive found.
+	Produced func(archive string) error
 }
 
 // pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
@@ -75,6 +80,12 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 			continue
 		}
 		path, err := findArchive(in.BuildDir, lib.Name)
+		if err == nil && in.Produced != nil {
+			if perr := in.Produced(path); perr != nil {
+				missing = append(missing, fmt.Sprintf("lib%s.a: %v; this build did not produce it — check the CMake targets (is the backend's option ON?) or link.static in %s", lib.Name, perr, lib.Origin))
+				continue
+			}
+		}
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("lib%s.a: not found under %s (%v); the build did not produce it — check the CMake targets or link.static in %s", lib.Name, in.BuildDir, err, lib.Origin))
 			continue

@@ -22,19 +22,9 @@ import (
 // ROCm root, and passes --rocm-path and --rocm-device-lib-path, which
 // Debian's clang does not find by itself.
 func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []string, err error) {
-	defines = map[string]string{}
-	if r.Root == "/opt/rocm" && !r.multiarchLayout {
-		return defines, nil, nil
-	}
-	if !r.multiarchLayout {
-		// Another real ROCm root (ROCM_PATH=/opt/rocm-6.1.2): point CMake at it.
-		defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
-		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.Root
-		return defines, []string{"CMAKE_PREFIX_PATH=" + r.Root, "ROCM_PATH=" + r.Root}, nil
-	}
-	prefix, err := filepath.Abs(filepath.Join(scratch, "rocm-cmake-prefix"))
-	if err != nil {
-		return nil, nil, err
+	defines, env, prefix, err := r.cmakeDefines(scratch)
+	if err != nil || prefix == "" {
+		return defines, env, err
 	}
 	cmakeDir := filepath.Join(prefix, "lib", "cmake")
 	if err := os.MkdirAll(cmakeDir, 0o755); err != nil {
@@ -60,10 +50,38 @@ func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []stri
 	if err := forwardPackage(filepath.Join(r.LibDir, "cmake", "amd_comgr"), filepath.Join(cmakeDir, "amd_comgr")); err != nil {
 		return nil, nil, err
 	}
+	return defines, env, nil
+}
+
+// CMakeDefines are the defines CMakeSetup returns, made without writing
+// anything: what a configure would be given, for plan and the build's
+// decision (a new HIP compiler needs an empty build directory).
+func (r *ROCm) CMakeDefines(scratch string) (map[string]string, error) {
+	defines, _, _, err := r.cmakeDefines(scratch)
+	return defines, err
+}
+
+// cmakeDefines is CMakeSetup's answer, and the prefix it must make under
+// scratch ("" for none).
+func (r *ROCm) cmakeDefines(scratch string) (defines map[string]string, env []string, prefix string, err error) {
+	defines = map[string]string{}
+	if r.Root == "/opt/rocm" && !r.multiarchLayout {
+		return defines, nil, "", nil
+	}
+	if !r.multiarchLayout {
+		// Another real ROCm root (ROCM_PATH=/opt/rocm-6.1.2): point CMake at it.
+		defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
+		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.Root
+		return defines, []string{"CMAKE_PREFIX_PATH=" + r.Root, "ROCM_PATH=" + r.Root}, "", nil
+	}
+	prefix, err = filepath.Abs(filepath.Join(scratch, "rocm-cmake-prefix"))
+	if err != nil {
+		return nil, nil, "", err
+	}
 	defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
 	defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = prefix
 	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.Root, "--rocm-device-lib-path="+r.deviceLibDir)
-	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, nil
+	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, prefix, nil
 }
 
 // linkOnce makes link a symlink to target, leaving a correct one untouched

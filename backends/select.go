@@ -87,3 +87,15 @@ func Select(reqs []request, goos string, spec func(string) (*configs.Spec, error
 	}
 	return chosen, nil
 }
+
+// SwitchVar is the CMake option that turns a GPU backend on in MLX
+// (MLX_BUILD_ROCM, MLX_BUILD_CUDA, MLX_BUILD_METAL); "" for cpu, which
+// has none. A build of the backend whose cache does not hold it ON builds
+// another backend.
+func SwitchVar(backend string) string {
+	switch backend {
+	case "rocm", "cuda", "metal":
+		return "MLX_BUILD_" + strings.ToUpper(backend)
+	}
+	return ""
+}

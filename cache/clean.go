@@ -197,3 +197,15 @@ func PurgeForPin(l Layout, oldPin, newPin string) error {
 	}
 	return nil
 }
+
+// ClearBuild removes the backend's build directory, the one mlxbuild made
+// under the cache root, so CMake configures into an empty one: a new
+// compiler or toolchain makes CMake delete its cache and lose the command
+// line's defines, and other first-configure inputs are never read again.
+// The tree, the outputs and the stamp stay: the next plan still says why.
+func ClearBuild(l Layout) error {
+	if err := removeInside(l.root, l.Build); err != nil {
+		return fmt.Errorf("cache: emptying the %s build directory: %w", l.backend, err)
+	}
+	return nil
+}

@@ -3,6 +3,8 @@ package cache
 import (
 	"maps"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 )
 
 // BuildState is everything the build decision reads: the records on disk
@@ -13,6 +15,12 @@ type BuildState struct {
 	BuildReady bool              // the build directory holds a generated build.ninja
 	Cur        *Stamp            // this run's inputs
 	Launcher   map[string]string // this run's compiler launcher defines
+	// CMakeCache is the build directory's CMakeCache.txt (nil when it has
+	// none), and Expect the entries this run's configure sets in it
+	// (variable name to value: the defines, the generator, the source and
+	// build directories), so a cache that does not hold them is seen.
+	CMakeCache *cmakecache.Cache
+	Expect     map[string]string
 }
 
 // Decision is what a run must redo and why: build and verify act on it,
@@ -26,6 +34,10 @@ type Decision struct {
 	// ConfigureWhy why, in one phrase.
 	Configure    bool
 	ConfigureWhy string
+	// Scratch says the build directory must be emptied first: an input
+	// CMake cannot take into an existing cache changed (ConfigureWhy
+	// names it).
+	Scratch bool
 	// PurgeFrom and PurgeTo are the old and new pin when the old pin's
 	// tree and build directory must go first; both "" otherwise.
 	PurgeFrom, PurgeTo string
@@ -57,24 +69,16 @@ func Decide(s BuildState) Decision {
 	case s.Old != nil && s.Old.Inputs["pin"] != s.Cur.Inputs["pin"]:
 		d.PurgeFrom, d.PurgeTo = s.Old.Inputs["pin"], s.Cur.Inputs["pin"]
 		d.ConfigureWhy, explained = change{input: "pin", old: d.PurgeFrom, new: d.PurgeTo}.String(), true
-	case !s.BuildReady && s.Old == nil:
-		d.ConfigureWhy = d.Why[0] // "no previous successful build"
-	case !s.BuildReady:
-		d.ConfigureWhy = "no build directory yet"
-	case cfg == nil:
-		d.ConfigureWhy = "the build directory has no configure record (an older mlxbuild made it)"
-	case !cfg.Done:
-		d.ConfigureWhy = "the last configure did not finish"
-	case maps.Equal(cfg.Inputs, cur):
-		// CMake's cache holds exactly this run's configuration.
-	case sameWithoutLauncher(cfg.Inputs, cur):
-		d.ConfigureWhy = launcherChanged
-	case s.Old != nil && sameWithoutLauncher(cfg.Inputs, configureInputs(s.Old, nil)):
-		// Configured by the last successful build: the stamp's changes
-		// are the reason.
-		d.ConfigureWhy, explained = firstChange(cfg.Inputs, cur), true
+	case s.CMakeCache != nil || cfg != nil:
+		// Whatever else holds, an input CMake cannot take into this cache
+		// empties the build directory first.
+		if why := scratchReason(cfg, cur, s.CMakeCache, s.Expect); why != "" {
+			d.Scratch, d.ConfigureWhy = true, why
+			break
+		}
+		d.ConfigureWhy, explained = configureReason(s, cur)
 	default:
-		d.ConfigureWhy = "CMake was last configured by a run that failed or was stopped (" + firstChange(cfg.Inputs, cur) + ")"
+		d.ConfigureWhy, explained = configureReason(s, cur)
 	}
 	if d.ConfigureWhy == "" {
 		return d
@@ -87,11 +91,41 @@ func Decide(s BuildState) Decision {
 	return d
 }
 
+// configureReason is why a build directory that need not be emptied must
+// be configured ("" when it need not), and whether the stamp's changes
+// already say so.
+func configureReason(s BuildState, cur map[string]string) (why string, explained bool) {
+	cfg := s.Configured
+	switch {
+	case !s.BuildReady && s.Old == nil:
+		return "no previous successful build", false
+	case !s.BuildReady:
+		return "no build directory yet", false
+	case cfg == nil:
+		return "the build directory has no configure record (an older mlxbuild made it)", false
+	case !cfg.Done:
+		return "the last configure did not finish", false
+	case maps.Equal(cfg.Inputs, cur):
+		// The record says CMake's cache holds exactly this run's
+		// configuration: the cache must agree.
+		return cacheMismatch(s.CMakeCache, s.Expect), false
+	case sameWithoutLauncher(cfg.Inputs, cur):
+		return launcherChanged, false
+	case s.Old != nil && sameWithoutLauncher(cfg.Inputs, configureInputs(s.Old, nil)):
+		// Configured by the last successful build: the stamp's changes
+		// are the reason.
+		return firstChange(cfg.Inputs, cur), true
+	}
+	return "CMake was last configured by a run that failed or was stopped (" + firstChange(cfg.Inputs, cur) + ")", false
+}
+
 // Redo says in plan's words what the decision redoes; "" is nothing.
 func (d Decision) Redo() string {
 	switch {
 	case d.PurgeFrom != "":
 		return "purge the old pin's tree and build directory, then configure and build"
+	case d.Scratch:
+		return "configure from scratch (in an empty build directory) and build"
 	case d.Configure:
 		return "configure and build"
 	case len(d.Why) > 0:

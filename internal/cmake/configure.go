@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
@@ -35,9 +37,40 @@ type ConfigureOptions struct {
 // defineKeyRe is a CMake cache variable name, optionally typed (KEY:BOOL).
 var defineKeyRe = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_.+-]*(:(BOOL|STRING|PATH|FILEPATH|INTERNAL))?$`)
 
+// Generator is the CMake generator every configure uses.
+const Generator = "Ninja"
+
 // ConfigureArgs returns the cmake arguments Configure runs, for stamps and
 // for plan output ("what would be run").
 func ConfigureArgs(o ConfigureOptions) ([]string, error) {
+	defs, err := configureDefines(o)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-S", o.Source, "-B", o.Build, "-G", Generator}
+	for _, k := range slices.Sorted(maps.Keys(defs)) {
+		args = append(args, "-D"+k+"="+defs[k])
+	}
+	return args, nil
+}
+
+// CacheEntries are the entries a configure with o leaves in CMake's
+// cache, each variable (without a :TYPE) to the value it sets: the
+// defines, the generator, and the source and build directories.
+func CacheEntries(o ConfigureOptions) (map[string]string, error) {
+	defs, err := configureDefines(o)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]string{"CMAKE_GENERATOR": Generator, "CMAKE_HOME_DIRECTORY": o.Source, "CMAKE_CACHEFILE_DIR": o.Build}
+	for k, v := range defs {
+		entries[cmakecache.Name(k)] = v
+	}
+	return entries, nil
+}
+
+// configureDefines are the -D definitions of a configure with o.
+func configureDefines(o ConfigureOptions) (map[string]string, error) {
 	defs := map[string]string{"CMAKE_BUILD_TYPE": "Release"}
 	for k, v := range o.Defines {
 		if !defineKeyRe.MatchString(k) {
@@ -53,16 +86,7 @@ func ConfigureArgs(o ConfigureOptions) ([]string, error) {
 		defs["CMAKE_PROJECT_TOP_LEVEL_INCLUDES"] = o.DependencyProvider
 		defs["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
 	}
-	keys := make([]string, 0, len(defs))
-	for k := range defs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	args := []string{"-S", o.Source, "-B", o.Build, "-G", "Ninja"}
-	for _, k := range keys {
-		args = append(args, "-D"+k+"="+defs[k])
-	}
-	return args, nil
+	return defs, nil
 }
 
 // Configure runs CMake's configure step with the Ninja generator. On failure

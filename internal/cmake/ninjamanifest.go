@@ -32,9 +32,42 @@ func scanManifests(dir string) (manifestScan, error) {
 	var s manifestScan
 	rules := map[string]ninjaRule{}
 	var edges []ninjaEdge
+	tooMany, err := readManifests(dir, func(name string, data []byte) []string {
+		s.files = append(s.files, name)
+		m := parseManifest(data)
+		if m.refuse != "" {
+			s.refuse = name + ": " + m.refuse
+			return nil
+		}
+		for name, r := range m.rules {
+			if old, ok := rules[name]; ok && old != r {
+				s.refuse = fmt.Sprintf("rule %s is defined twice, differently", name)
+				return nil
+			}
+			rules[name] = r
+		}
+		edges = append(edges, m.edges...)
+		return m.includes
+	}, func() bool { return s.refuse != "" })
+	switch {
+	case err != nil:
+		return s, err
+	case tooMany:
+		s.refuse = fmt.Sprintf("more than %d manifests", maxManifests)
+	case s.refuse == "":
+		s.refuse = depfileRefusal(rules, edges)
+	}
+	return s, nil
+}
+
+// readManifests reads dir's build.ninja, then each manifest it includes
+// (include, subninja) once, in Ninja's order, handing each to visit, which
+// returns the names it includes; it stops when stop says so, and reports
+// tooMany past maxManifests.
+func readManifests(dir string, visit func(name string, data []byte) []string, stop func() bool) (tooMany bool, err error) {
 	seen := map[string]bool{}
 	queue := []string{"build.ninja"}
-	for len(queue) > 0 {
+	for len(queue) > 0 && !stop() {
 		name := queue[0]
 		queue = queue[1:]
 		if seen[name] {
@@ -42,31 +75,15 @@ func scanManifests(dir string) (manifestScan, error) {
 		}
 		seen[name] = true
 		if len(seen) > maxManifests {
-			s.refuse = fmt.Sprintf("more than %d manifests", maxManifests)
-			return s, nil
+			return true, nil
 		}
-		s.files = append(s.files, name)
 		data, err := os.ReadFile(joinBuild(dir, name))
 		if err != nil {
-			return s, fmt.Errorf("read %s: %w", joinBuild(dir, name), err)
+			return false, fmt.Errorf("read %s: %w", joinBuild(dir, name), err)
 		}
-		m := parseManifest(data)
-		if m.refuse != "" {
-			s.refuse = name + ": " + m.refuse
-			return s, nil
-		}
-		for name, r := range m.rules {
-			if old, ok := rules[name]; ok && old != r {
-				s.refuse = fmt.Sprintf("rule %s is defined twice, differently", name)
-				return s, nil
-			}
-			rules[name] = r
-		}
-		edges = append(edges, m.edges...)
-		queue = append(queue, m.includes...)
+		queue = append(queue, visit(name, data)...)
 	}
-	s.refuse = depfileRefusal(rules, edges)
-	return s, nil
+	return false, nil
 }
 
 // depfileRefusal says which edge reads a depfile that Ninja does not keep

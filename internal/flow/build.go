@@ -218,9 +218,14 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	defer proc.Prestart()()
 
 	t = time.Now()
+	expect := d.expect // what CMake's cache must hold once Ninja ran
 	if d.Configure {
-		pr.Step("configure (%s)", d.ConfigureWhy)
-		if err := p.configure(ctx, d, files); err != nil {
+		if d.Scratch {
+			pr.Step("configure from scratch (%s)", d.ConfigureWhy)
+		} else {
+			pr.Step("configure (%s)", d.ConfigureWhy)
+		}
+		if expect, err = p.configure(ctx, d, files); err != nil {
 			return nil, nil, err
 		}
 		p.completeCompileDB(ctx, pr.Warn)
@@ -261,6 +266,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		}
 		return nil, nil, err
 	}
+	// Ninja re-runs CMake when a CMake file changed: what it left must
+	// still be this build's.
+	if err := p.checkCache(expect); err != nil {
+		return nil, nil, err
+	}
 	sum.Steps = res.Steps
 	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
 
@@ -288,44 +298,62 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	return sum, p, nil
 }
 
-// configure runs CMake's configure step on the tree. What it configures
-// with is recorded before it starts and marked done after it succeeded, so
-// a configure or build that fails or is killed leaves a record the next
-// run's decision does not trust (see cache.Decide).
-func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) error {
+// configure runs CMake's configure step on the tree, in an emptied build
+// directory when the decision says so, and returns the entries CMake's
+// cache must hold after it (it refuses a cache that does not). What it
+// configures with is recorded before it starts and marked done after it
+// succeeded, so a configure or build that fails or is killed leaves a
+// record the next run's decision does not trust (see cache.Decide).
+func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) (map[string]string, error) {
 	if err := p.checkArchSupport(); err != nil {
-		return err
+		return nil, err
 	}
 	defines, err := p.cmakeSetup()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, v := range d.ldefs {
 		defines[k] = v
 	}
 	provider, err := p.setupDeps(ctx)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if d.Scratch {
+		if err := cache.ClearBuild(p.Layout); err != nil {
+			return nil, err
+		}
 	}
 	record := d.Record
 	record.Done = false
 	if err := cache.WriteConfigureRecord(p.Layout.Build, record); err != nil {
-		return err
+		return nil, err
 	}
 	log, err := os.Create(p.Layout.Log + ".configure")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = cmake.Configure(ctx, cmake.ConfigureOptions{
+	opts := cmake.ConfigureOptions{
 		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
 		DependencyProvider: provider,
-	})
+	}
+	expect, err := cmake.CacheEntries(opts)
+	if err != nil {
+		log.Close()
+		return nil, err
+	}
+	err = cmake.Configure(ctx, opts)
 	log.Close()
 	if err != nil {
-		return files.configureFailed(p.Backend, err, log.Name())
+		return nil, files.configureFailed(p.Backend, err, log.Name())
+	}
+	// The record stays not done when the cache is refused: the next run
+	// configures again.
+	if err := p.checkCache(expect); err != nil {
+		return nil, err
 	}
 	record.Done = true
-	return cache.WriteConfigureRecord(p.Layout.Build, record)
+	return expect, cache.WriteConfigureRecord(p.Layout.Build, record)
 }
 
 // source is the project's source with paths resolved against the project
@@ -384,6 +412,6 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
-		SkipStatic: skipStatic,
+		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
@@ -26,6 +27,9 @@ type decision struct {
 	launcher *compilecache.Config // nil for none
 	ldefs    map[string]string    // the launcher's CMake defines
 	lenv     []string             // the launcher's environment for Ninja
+	// expect is what CMake's cache must hold after a configure of this
+	// run, the dependency provider aside (see cacheEntries).
+	expect map[string]string
 }
 
 // decide reads the stamp and the configure record and decides what this run
@@ -72,9 +76,18 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 	if err != nil {
 		return nil, err
 	}
+	cmc, err := cmakecache.Read(p.Layout.Build)
+	if err != nil {
+		return nil, err
+	}
+	expect, err := p.cacheEntries(ldefs, "")
+	if err != nil {
+		return nil, err
+	}
 	d := cache.Decide(cache.BuildState{
 		Old: old, Configured: configured, Cur: cur, Launcher: ldefs,
 		BuildReady: exists(filepath.Join(p.Layout.Build, "build.ninja")),
+		CMakeCache: cmc, Expect: expect,
 	})
 	// What the first decision read holds for the second unless the pin's
 	// purge removes the build directory in between; nothing else between
@@ -82,7 +95,7 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 	if !overlay && d.PurgeFrom == "" {
 		p.lastBuild = &lastBuild{old, configured}
 	}
-	return &decision{Decision: d, cur: cur, launcher: lc, ldefs: ldefs, lenv: lenv}, nil
+	return &decision{Decision: d, cur: cur, launcher: lc, ldefs: ldefs, lenv: lenv, expect: expect}, nil
 }
 
 // lastBuild is what the last successful build left: its stamp and the

@@ -165,6 +165,7 @@ func (p *Prepared) cmakeSetup() (map[string]string, error) {
 		defs[k] = v
 	}
 	if p.ROCm != nil {
+		// Its defines are toolchainDefines', which the stamp holds.
 		extra, env, err := p.ROCm.CMakeSetup(p.Layout.HIPPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
@@ -173,6 +174,21 @@ func (p *Prepared) cmakeSetup() (map[string]string, error) {
 			defs[k] = v
 		}
 		p.CMakeEnv = env
+	}
+	return defs, nil
+}
+
+// toolchainDefines are the defines cmakeSetup adds for the toolchain's
+// layout (the HIP compiler, its ROCm root, its flags), made without
+// writing anything: stamp inputs, and what the build's decision compares
+// with CMake's cache.
+func (p *Prepared) toolchainDefines() (map[string]string, error) {
+	if p.ROCm == nil {
+		return nil, nil
+	}
+	defs, err := p.ROCm.CMakeDefines(p.Layout.HIPPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
 	}
 	return defs, nil
 }

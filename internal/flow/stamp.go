@@ -40,9 +40,15 @@ func (p *Prepared) stampInputs(overlay bool) (*cache.Stamp, error) {
 			s.Inputs["env:"+e] = v
 		}
 	}
-	for k, v := range p.Defines {
-		if !derived["define:"+k] {
-			s.Inputs["define:"+k] = v
+	tdefs, err := p.toolchainDefines()
+	if err != nil {
+		return nil, err
+	}
+	for _, defs := range []map[string]string{p.Defines, tdefs} {
+		for k, v := range defs {
+			if !derived["define:"+k] {
+				s.Inputs["define:"+k] = v
+			}
 		}
 	}
 	// Where each dependency comes from (and its hash) is an input: a new

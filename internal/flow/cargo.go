@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // CargoTarget is the target a Cargo build script runs.
@@ -19,9 +20,17 @@ const CargoTarget = "build:cargo"
 // On success the link plan's cargo.txt goes to stdout, which Cargo reads
 // as the build script's directives; progress goes to stderr, which Cargo
 // shows when the script fails.
+//
+// Warnings (no GPU found, a dependency built without) also go to stdout as
+// `cargo:warning=` lines, the only output of a successful build script that
+// Cargo shows.
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
 	o.Env = cargoEnv(o.Env)
+	stdout := o.Stdout
+	o.warnings = func(msg string) {
+		fmt.Fprintf(stdout, "cargo:warning=%s\n", strings.Join(strings.Fields(msg), " "))
+	}
 	sum, err := Build(ctx, o, CargoTarget, "")
 	if err != nil {
 		return nil, err

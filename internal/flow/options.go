@@ -26,6 +26,11 @@ type Options struct {
 	GOOS   string
 	Stdout io.Writer // results meant for programs (plan JSON, lists)
 	Stderr io.Writer // progress and diagnostics for people
+
+	// warnings, when set, also gets every warning, one line each: a Cargo
+	// build script's stdout, where Cargo shows `cargo:warning=` lines and
+	// hides stderr unless the script fails.
+	warnings func(string)
 }
 
 func (o Options) withDefaults() Options {
@@ -47,7 +52,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (o Options) printer() *ui.Printer { return ui.New(o.Stderr, o.Env) }
+func (o Options) printer() *ui.Printer {
+	pr := ui.New(o.Stderr, o.Env)
+	pr.OnWarn = o.warnings
+	return pr
+}
 
 // verbose reports whether the details of a no-op are wanted: Mage's -v sets
 // MAGEFILE_VERBOSE for the targets it runs.

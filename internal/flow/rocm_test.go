@@ -39,7 +39,10 @@ func TestBuildROCm(t *testing.T) {
 	ctx := context.Background()
 	fake := filepath.Join(t.TempDir(), "fakerocm")
 	stubs := buildStubs(t, fake)
-	p := newProject(t, "link:\n  remove: [hipfft]\n  search: ["+filepath.Join(fake, "lib")+"]\n")
+	// The default list is used only by the build:cargo subtest, which
+	// unsets MLX_ROCM_ARCHITECTURES; it is the list the others build last.
+	p := newProject(t, "link:\n  remove: [hipfft]\n  search: ["+filepath.Join(fake, "lib")+"]\n"+
+		"architectures:\n  env: MLX_ROCM_ARCHITECTURES\n  probes: [kfd, rocminfo]\n  cmake: [CMAKE_HIP_ARCHITECTURES, MLX_ROCM_ARCHITECTURES]\n  rustc_env: MLXBUILD_GPU_ARCHITECTURES\n  default: [gfx1030, gfx90a]\n")
 	layout := struct{ build, out, stamp string }{
 		filepath.Join(p.Cache, "rocm", "build"), filepath.Join(p.Cache, "rocm", "out"), filepath.Join(p.Cache, "rocm", "stamp.json"),
 	}
@@ -121,6 +124,30 @@ func TestBuildROCm(t *testing.T) {
 		}
 		if c := changed(configured, mtimes(t, layout.build, "build.ninja", "CMakeCache.txt")); len(c) != 0 {
 			t.Errorf("a no-op rewrote %v (configure must be skipped)", c)
+		}
+	})
+
+	// A Cargo build script's stderr is hidden unless it fails: the no-GPU
+	// warning must reach Cargo as a cargo:warning= line on stdout, before
+	// the link plan's directives. The spec's default list is the one just
+	// built, so this is a no-op.
+	t.Run("build:cargo warns through Cargo", func(t *testing.T) {
+		t.Setenv("MLX_ROCM_ARCHITECTURES", "")
+		t.Setenv("MLXBUILD_KFD_TOPOLOGY", t.TempDir())
+		t.Setenv("CARGO_FEATURE_ROCM", "1")
+		var stdout, stderr bytes.Buffer
+		o := opts
+		o.Stdout, o.Stderr = &stdout, &stderr
+		sum, err := flow.BuildForCargo(ctx, o)
+		if err != nil {
+			t.Fatalf("build:cargo: %v\n%s", err, stderr.String())
+		}
+		want := "cargo:warning=no GPU found; building for the spec's default list gfx1030;gfx90a (set MLX_ROCM_ARCHITECTURES to choose)\n"
+		if !strings.HasPrefix(stdout.String(), want) || !strings.Contains(stdout.String(), "cargo:rustc-link-lib=static=mlx\n") {
+			t.Errorf("build:cargo stdout, want the warning first, then cargo.txt:\n%s", stdout.String())
+		}
+		if sum.Steps != 0 {
+			t.Errorf("the spec's default list is what was built: %+v", sum)
 		}
 	})
 

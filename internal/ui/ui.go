@@ -16,6 +16,8 @@ type Printer struct {
 	W     io.Writer
 	Color bool
 	TTY   bool
+	// OnWarn, when set, also gets each warning's text.
+	OnWarn func(string)
 }
 
 // New makes a Printer for w; colour and the updating progress line follow
@@ -62,7 +64,11 @@ func (p *Printer) Info(format string, args ...any) {
 
 // Warn prints a warning.
 func (p *Printer) Warn(format string, args ...any) {
-	fmt.Fprintf(p.W, "%s %s\n", p.paint(Yellow, "warning:"), fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(p.W, "%s %s\n", p.paint(Yellow, "warning:"), msg)
+	if p.OnWarn != nil {
+		p.OnWarn(msg)
+	}
 }
 
 // OK prints a passed check.

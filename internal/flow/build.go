@@ -235,6 +235,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
+	if p.ROCm != nil {
+		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
 	}
@@ -307,6 +312,10 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 	if err != nil {
 		return err
 	}
+	includes, err := p.launchScript(d)
+	if err != nil {
+		return err
+	}
 	record := d.Record
 	record.Done = false
 	if err := cache.WriteConfigureRecord(p.Layout.Build, record); err != nil {
@@ -318,7 +327,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 	}
 	err = cmake.Configure(ctx, cmake.ConfigureOptions{
 		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
-		DependencyProvider: provider,
+		DependencyProvider: provider, Includes: includes,
 	})
 	log.Close()
 	if err != nil {

@@ -72,6 +72,10 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 	if err != nil {
 		return nil, err
 	}
+	if p.ROCm == nil {
+		// Only a HIP build has custom commands the launcher is for.
+		compilecache.DropLaunchDefines(ldefs)
+	}
 	d := cache.Decide(cache.BuildState{
 		Old: old, Configured: configured, Cur: cur, Launcher: ldefs,
 		BuildReady: exists(filepath.Join(p.Layout.Build, "build.ninja")),

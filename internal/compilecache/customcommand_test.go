@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/procscan"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // forkStyleCheckout is newCheckout with the ROCm fork's build model
@@ -167,4 +169,41 @@ func compilerProcesses(buildMark, fake, offloadMark string) (n, hip int, what st
 
 func hasVar(environ []byte, assignment string) bool {
 	return bytes.Contains(append([]byte{0}, environ...), []byte("\x00"+assignment+"\x00"))
+}
+
+// TestSccacheLeavesHIPCompilesAlone builds the fork-style stand-in with
+// sccache, which caches no HIP compile: the build says so once, sccache
+// is asked for the C/C++ compiles alone, and the next build (nothing to do)
+// says nothing more.
+func TestSccacheLeavesHIPCompilesAlone(t *testing.T) {
+	needROCm(t)
+	testutil.NeedTools(t, "sccache")
+	ctx := context.Background()
+	fakeDir, _ := installFakeClang(t, "sccache-"+strconv.Itoa(os.Getpid()))
+	co, extra := forkStyleCheckout(t, filepath.Join(t.TempDir(), "a"), fakeDir)
+	extra["MLXBUILD_LAUNCHER"] = "sccache"
+	lc := &compilecache.Config{Tool: "sccache"}
+	_, lenv, err := lc.Setup(co.BackendDir(), co.Cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lc.Stop(context.Background(), lenv) })
+	const note = "sccache (MLXBUILD_LAUNCHER) does not cache HIP compiles"
+
+	var progress bytes.Buffer
+	sum, ran := co.build(t, ctx, extra, &progress)
+	if n := strings.Count(progress.String(), note); n != 1 {
+		t.Errorf("the first build says %q %d times, want once:\n%s", note, n, progress.String())
+	}
+	if sum.LauncherTool != "sccache" || sum.Launcher == nil {
+		t.Fatalf("no sccache statistics: %q %v", sum.LauncherTool, sum.Launcher)
+	}
+	if st := *sum.Launcher; st.Compiles()+st.Uncacheable != total(ran) {
+		t.Errorf("sccache was asked %d times (%s, %d uncacheable) for %d C/C++ compiles: the HIP compiles reached it", st.Compiles()+st.Uncacheable, st, st.Uncacheable, total(ran))
+	}
+	progress.Reset()
+	co.build(t, ctx, extra, &progress)
+	if strings.Contains(progress.String(), note) {
+		t.Errorf("the next build says it again:\n%s", progress.String())
+	}
 }

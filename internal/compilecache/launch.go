@@ -12,7 +12,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
-// LauncherName is the launcher mlxbuild puts in front of every custom
+// launcherName is the launcher mlxbuild puts in front of every custom
 // command of a HIP build (CMake's RULE_LAUNCH_CUSTOM, set by LaunchScript),
 // a copy of the mlxbuild binary itself in the backend's cache directory, and
 // the argv[0] that makes any mlxbuild binary act as it.
@@ -26,7 +26,7 @@ import (
 // the copy before each Ninja run, which changes no command, so an mlxbuild
 // upgrade recompiles nothing. It is not a shell script: the launcher parses
 // nothing a shell would, and runs the command with its arguments as given.
-const LauncherName = "mlxbuild-launch"
+const launcherName = "mlxbuild-launch"
 
 // The CMake variables Setup defines for LaunchScript: the launcher's path,
 // and the compile cache that HIP compiles go to ("" for none).
@@ -35,10 +35,10 @@ const (
 	launchCacheDefine = "MLXBUILD_LAUNCH_CACHE"
 )
 
-// init makes this binary the launcher when it runs under LauncherName,
+// init makes this binary the launcher when it runs under launcherName,
 // before anything else of mlxbuild starts.
 func init() {
-	if len(os.Args) == 0 || filepath.Base(os.Args[0]) != LauncherName {
+	if len(os.Args) == 0 || filepath.Base(os.Args[0]) != launcherName {
 		return
 	}
 	os.Exit(launch(os.Args[1:], os.Environ(), os.Stderr))
@@ -51,12 +51,12 @@ func init() {
 func launch(args, env []string, stderr io.Writer) int {
 	r, err := parseLaunch(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", LauncherName, err)
+		fmt.Fprintf(stderr, "%s: %v\n", launcherName, err)
 		return 2
 	}
 	path, argv := r.plan(sameProgram)
 	err = proc.Exec(path, argv, env)
-	fmt.Fprintf(stderr, "%s: %v\n", LauncherName, err)
+	fmt.Fprintf(stderr, "%s: %v\n", launcherName, err)
 	return 127
 }
 
@@ -138,7 +138,7 @@ func sameProgram(a, b string) bool {
 // the command after its own arguments (what a compilation database should
 // list); any other argv as it is.
 func LaunchedCommand(argv []string) []string {
-	if len(argv) == 0 || filepath.Base(argv[0]) != LauncherName {
+	if len(argv) == 0 || filepath.Base(argv[0]) != launcherName {
 		return argv
 	}
 	if i := slices.Index(argv, "--"); i >= 0 && i+1 < len(argv) {

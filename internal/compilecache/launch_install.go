@@ -9,14 +9,14 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 )
 
-// LauncherPath is where the launcher of the backend whose cache directory
+// launcherPath is where the launcher of the backend whose cache directory
 // is backendDir lives.
-func LauncherPath(backendDir string) (string, error) {
+func launcherPath(backendDir string) (string, error) {
 	dir, err := filepath.Abs(backendDir)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, LauncherName), nil
+	return filepath.Join(dir, launcherName), nil
 }
 
 // InstallLauncher makes the launcher of backendDir a copy of the running
@@ -24,17 +24,17 @@ func LauncherPath(backendDir string) (string, error) {
 // Ninja runs next use this mlxbuild's rules. The copy is replaced
 // atomically: a command that already started keeps the old file.
 func InstallLauncher(backendDir string) error {
-	dst, err := LauncherPath(backendDir)
+	dst, err := launcherPath(backendDir)
 	if err != nil {
 		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("installing %s: finding this program: %w", LauncherName, err)
+		return fmt.Errorf("installing %s: finding this program: %w", launcherName, err)
 	}
 	st, err := os.Stat(self)
 	if err != nil {
-		return fmt.Errorf("installing %s: %w", LauncherName, err)
+		return fmt.Errorf("installing %s: %w", launcherName, err)
 	}
 	// The copy gets the binary's mtime: size and mtime tell a current copy
 	// in two stats (a rebuilt binary has a new mtime), where comparing the
@@ -44,7 +44,7 @@ func InstallLauncher(backendDir string) error {
 	}
 	src, err := os.Open(self)
 	if err != nil {
-		return fmt.Errorf("installing %s: %w", LauncherName, err)
+		return fmt.Errorf("installing %s: %w", launcherName, err)
 	}
 	defer src.Close()
 	err = atomicfile.Options{Perm: 0o755, NoSync: true, What: "compiler launcher"}.WriteFunc(dst, func(w io.Writer) error {

@@ -83,7 +83,7 @@ func TestSameProgram(t *testing.T) {
 // exit 2 with its name and the fault on stderr; a missing program is 127.
 func TestLaunchRefusesBadArguments(t *testing.T) {
 	var stderr bytes.Buffer
-	if code := launch([]string{"--hip=/x", "ar"}, nil, &stderr); code != 2 || !strings.Contains(stderr.String(), LauncherName+": unknown argument \"ar\"") {
+	if code := launch([]string{"--hip=/x", "ar"}, nil, &stderr); code != 2 || !strings.Contains(stderr.String(), launcherName+": unknown argument \"ar\"") {
 		t.Errorf("exit %d, %q; want 2 naming the argument", code, stderr.String())
 	}
 	stderr.Reset()

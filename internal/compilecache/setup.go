@@ -38,7 +38,7 @@ const MLXOwnLauncher = "MLX_USE_CCACHE"
 // jobs within Ninja's job count with or without a cache, and hands HIP
 // compiles to ccache. sccache gets no HIP compile at all (see HIPNote).
 func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, env []string, err error) {
-	launcher, err := LauncherPath(backendDir)
+	launcher, err := launcherPath(backendDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -139,3 +139,15 @@ func containsArg(args []string, a string) bool {
 	}
 	return false
 }
+
+// TestLaunchedCommand: a compilation database lists the command behind the
+// launcher; any other command stays as it is.
+func TestLaunchedCommand(t *testing.T) {
+	cmd := []string{"/usr/bin/clang++-15", "-c", "k.hip"}
+	if got := LaunchedCommand(append([]string{"/c/rocm/" + launcherName, "--hip=/usr/bin/clang++-15", "--"}, cmd...)); !reflect.DeepEqual(got, cmd) {
+		t.Errorf("behind the launcher: %q, want %q", got, cmd)
+	}
+	if got := LaunchedCommand(cmd); !reflect.DeepEqual(got, cmd) {
+		t.Errorf("no launcher: %q, want %q", got, cmd)
+	}
+}

@@ -138,6 +138,7 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 		filepath.Join(l.Dir, ".tmp-stamp.json-123"),
 		filepath.Join(l.Dir, ".tmp-project-9"),
 		filepath.Join(l.Dir, ".mlxbuild-tmp-manifest-77"),
+		filepath.Join(l.Dir, ".mlxbuild-launch.tmp31"),
 		filepath.Join(l.Dir, ".out-gen-1", "cargo.txt"),
 		filepath.Join(l.Out, ".cargo.txt.tmp4242"),
 		filepath.Join(l.Out, ".link.json.tmp1"),
@@ -148,6 +149,7 @@ func TestRemoveStaleTempsOnlyOurs(t *testing.T) {
 	kept := []string{
 		filepath.Join(l.Dir, ".tmp-user"),
 		filepath.Join(l.Dir, "notes.tmp"),
+		filepath.Join(l.Dir, "mlxbuild-launch"),
 		filepath.Join(l.Tree, ".tmp-stamp.json-1"), // not one of its directories
 		filepath.Join(l.Out, "cargo.txt"),
 		filepath.Join(l.Out, ".mine.tmp"),

@@ -19,6 +19,9 @@ func (l Layout) tempPatterns() []string {
 		".mlxbuild-tmp-manifest-*",
 		"." + filepath.Base(l.Declared) + ".tmp*", // atomicfile's default, from deps.DeclaredCached
 		"." + filepath.Base(l.Out) + "-*",
+		// atomicfile's default for internal/compilecache's copy of the
+		// launcher (named here as it names it: cache imports no launcher).
+		".mlxbuild-launch.tmp*",
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -207,6 +208,9 @@ func hipCompilesOf(e ninjaCompdbEdge) ([]compileEntry, error) {
 	cwd := e.Directory
 	var out []compileEntry
 	for _, argv := range cmds {
+		// mlxbuild's own launcher in front of a custom command
+		// (RULE_LAUNCH_CUSTOM) is no part of the compile.
+		argv = compilecache.LaunchedCommand(argv)
 		if argv[0] == "cd" {
 			if len(argv) != 2 {
 				return nil, fmt.Errorf("cd with %d arguments", len(argv)-1)

@@ -32,6 +32,10 @@ type ConfigureOptions struct {
 	// CMAKE_PROJECT_TOP_LEVEL_INCLUDES with FetchContent fully
 	// disconnected, so CMake never downloads.
 	DependencyProvider string
+	// Includes are more CMake files for CMAKE_PROJECT_TOP_LEVEL_INCLUDES,
+	// after the dependency provider (internal/compilecache's launcher
+	// script).
+	Includes []string
 }
 
 // defineKeyRe is a CMake cache variable name, optionally typed (KEY:BOOL).
@@ -82,9 +86,18 @@ func configureDefines(o ConfigureOptions) (map[string]string, error) {
 		defs[k] = v
 	}
 	defs["CMAKE_EXPORT_COMPILE_COMMANDS"] = "ON"
+	var includes []string
 	if o.DependencyProvider != "" {
-		defs["CMAKE_PROJECT_TOP_LEVEL_INCLUDES"] = o.DependencyProvider
+		includes = append(includes, o.DependencyProvider)
 		defs["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
+	}
+	for _, f := range append(includes, o.Includes...) {
+		if strings.ContainsAny(f, ";\n\r") {
+			return nil, fmt.Errorf("CMake include %q holds a ';' or a line break, which a CMake list cannot: move the cache (MLXBUILD_CACHE) to a plainer path", f)
+		}
+	}
+	if includes = append(includes, o.Includes...); len(includes) > 0 {
+		defs["CMAKE_PROJECT_TOP_LEVEL_INCLUDES"] = strings.Join(includes, ";")
 	}
 	return defs, nil
 }

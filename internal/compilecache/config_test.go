@@ -135,19 +135,25 @@ func TestSetupSccache(t *testing.T) {
 }
 
 // TestSetupOff: with no launcher, the defines clear any launcher a previous
-// configure left in CMakeCache.txt.
+// configure left in CMakeCache.txt; custom commands keep their launcher
+// (for the job count), with no cache.
 func TestSetupOff(t *testing.T) {
 	var cfg *compilecache.Config
 	defs, env, err := cfg.Setup("/c/rocm", "/c")
-	if err != nil || env != nil || len(defs) != len(compilecache.Languages)+1 {
+	if err != nil || env != nil || len(defs) != len(compilecache.Languages)+3 {
 		t.Fatalf("%v %v %v", defs, env, err)
 	}
 	for k, v := range defs {
-		if k == compilecache.MLXOwnLauncher {
+		switch {
+		case k == compilecache.MLXOwnLauncher:
 			if v != "OFF" {
 				t.Errorf("%s=%q, want OFF", k, v)
 			}
-		} else if v != "" || !strings.HasSuffix(k, "_COMPILER_LAUNCHER") {
+		case k == "MLXBUILD_LAUNCH_CUSTOM":
+			if v != "/c/rocm/mlxbuild-launch" {
+				t.Errorf("%s=%q, want the backend's launcher", k, v)
+			}
+		case v != "" || !strings.HasSuffix(k, "_COMPILER_LAUNCHER") && k != "MLXBUILD_LAUNCH_CACHE":
 			t.Errorf("%s=%q", k, v)
 		}
 	}
@@ -162,5 +168,43 @@ func TestSetupNotInstalled(t *testing.T) {
 	}
 	if !errorsIs(err, compilecache.ErrNotInstalled) {
 		t.Errorf("%v does not wrap ErrNotInstalled", err)
+	}
+}
+
+// TestSetupKeepsHIPFromSccache: every setup names the custom-command
+// launcher; ccache gets the HIP compiles of custom commands and HIP
+// targets; sccache, which caches no HIP compile, gets neither, and HIPNote
+// says so (once, from configure); no launcher has no note.
+func TestSetupKeepsHIPFromSccache(t *testing.T) {
+	testutil.NeedTools(t, "ccache", "sccache")
+	dir := t.TempDir()
+	launcher := filepath.Join(dir, "mlxbuild-launch")
+	for _, c := range []struct {
+		cfg       *compilecache.Config
+		hip, cxx  string // the tool's name in the HIP and CXX launchers, "" for none
+		launchHIP string // MLXBUILD_LAUNCH_CACHE's tool
+		note      bool
+	}{
+		{cfg: nil},
+		{cfg: &compilecache.Config{Tool: "ccache"}, hip: "ccache", cxx: "ccache", launchHIP: "ccache"},
+		{cfg: &compilecache.Config{Tool: "sccache", From: "mlxbuild.yaml:9:3"}, cxx: "sccache", note: true},
+	} {
+		defs, _, err := c.cfg.Setup(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if defs["MLXBUILD_LAUNCH_CUSTOM"] != launcher {
+			t.Errorf("%+v: MLXBUILD_LAUNCH_CUSTOM=%q, want %s", c.cfg, defs["MLXBUILD_LAUNCH_CUSTOM"], launcher)
+		}
+		got := []string{defs["CMAKE_HIP_COMPILER_LAUNCHER"], defs["CMAKE_CXX_COMPILER_LAUNCHER"], defs["MLXBUILD_LAUNCH_CACHE"]}
+		for i, want := range []string{c.hip, c.cxx, c.launchHIP} {
+			if (want == "") != (got[i] == "") || want != "" && filepath.Base(got[i]) != want {
+				t.Errorf("%+v: HIP, CXX and custom-command launchers %q, want tools %q", c.cfg, got, []string{c.hip, c.cxx, c.launchHIP})
+				break
+			}
+		}
+		if note := c.cfg.HIPNote(); c.note != (note != "") || c.note && !strings.Contains(note, "sccache (mlxbuild.yaml:9:3)") {
+			t.Errorf("%+v: HIPNote %q", c.cfg, note)
+		}
 	}
 }

@@ -32,8 +32,17 @@ const MLXOwnLauncher = "MLX_USE_CCACHE"
 // On a nil *Config the defines set every launcher to "" so that turning the
 // launcher off reconfigures CMake without it; the environment is empty.
 // Either way MLXOwnLauncher is OFF.
+//
+// The defines also name the launcher of custom commands (LaunchScript,
+// InstallLauncher), whatever the tool: it keeps a HIP compile's offload
+// jobs within Ninja's job count with or without a cache, and hands HIP
+// compiles to ccache. sccache gets no HIP compile at all (see HIPNote).
 func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, env []string, err error) {
-	defines = map[string]string{MLXOwnLauncher: "OFF"}
+	launcher, err := launcherPath(backendDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defines = map[string]string{MLXOwnLauncher: "OFF", launchDefine: launcher, launchCacheDefine: ""}
 	if c == nil {
 		for _, l := range Languages {
 			defines["CMAKE_"+l+"_COMPILER_LAUNCHER"] = ""
@@ -49,6 +58,11 @@ func (c *Config) Setup(backendDir, baseDir string) (defines map[string]string, e
 	}
 	for _, l := range Languages {
 		defines["CMAKE_"+l+"_COMPILER_LAUNCHER"] = tool
+	}
+	if c.cachesHIP() {
+		defines[launchCacheDefine] = tool
+	} else {
+		defines["CMAKE_HIP_COMPILER_LAUNCHER"] = ""
 	}
 	switch c.Tool {
 	case "ccache":
@@ -120,4 +134,19 @@ func scheme(remote string) string {
 		}
 	}
 	return ""
+}
+
+// cachesHIP reports whether the tool caches HIP compiles. ccache 4.x does
+// (`clang++ -x hip --offload-arch=...`, and .hip sources: a second compile
+// is a direct hit); sccache 0.4 counts every one as not cacheable ("-x",
+// "unknown source language") and only adds a server round trip.
+func (c *Config) cachesHIP() bool { return c != nil && c.Tool == "ccache" }
+
+// HIPNote is what to tell the user, once, when the chosen tool will not
+// see the HIP compiles; "" when it does or there is none.
+func (c *Config) HIPNote() string {
+	if c == nil || c.cachesHIP() {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s) does not cache HIP compiles: they run without it, the rest of the build uses it; set launcher tool ccache to cache them", c.Tool, c.From)
 }

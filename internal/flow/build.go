@@ -240,6 +240,11 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
+	if p.ROCm != nil {
+		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
 	}
@@ -324,6 +329,10 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 			return nil, err
 		}
 	}
+	includes, err := p.launchScript(d)
+	if err != nil {
+		return nil, err
+	}
 	record := d.Record
 	record.Done = false
 	if err := cache.WriteConfigureRecord(p.Layout.Build, record); err != nil {
@@ -335,7 +344,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 	}
 	opts := cmake.ConfigureOptions{
 		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
-		DependencyProvider: provider,
+		DependencyProvider: provider, Includes: includes,
 	}
 	expect, err := cmake.CacheEntries(opts)
 	if err != nil {

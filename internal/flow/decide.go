@@ -76,6 +76,10 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 	if err != nil {
 		return nil, err
 	}
+	if p.ROCm == nil {
+		// Only a HIP build has custom commands the launcher is for.
+		compilecache.DropLaunchDefines(ldefs)
+	}
 	cmc, err := cmakecache.Read(p.Layout.Build)
 	if err != nil {
 		return nil, err

@@ -189,14 +189,14 @@ func (p *Prepared) locateToolchain() error {
 			return err
 		}
 		p.ROCm = r
-		p.Toolchain = &backends.ToolchainInfo{Name: "rocm", Env: t.Env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
+		p.Toolchain = r.Info(t.Env)
 	case "cuda":
 		c, err := backends.LocateCUDA(p.Opts.Env)
 		if err != nil {
 			return err
 		}
 		p.CUDA = c
-		p.Toolchain = &backends.ToolchainInfo{Name: "cuda", Env: t.Env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
+		p.Toolchain = c.Info(t.Env)
 	default:
 		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
 	}

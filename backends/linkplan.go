@@ -42,6 +42,10 @@ type LinkInputs struct {
 	// SkipStatic checks only the shared and system libraries, before the
 	// build has produced the archives.
 	SkipStatic bool
+	// BuildStd is the C++ standard the build's CMake compiles the library
+	// with ("" when it says none) and BuildStdFrom where that was read, or
+	// why it says none (see CompileStd).
+	BuildStd, BuildStdFrom string
 }
 
 // pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.

@@ -8,11 +8,11 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 )
 
-// LinkDirs are the directories of a backend's link: where the linker
+// linkDirs are the directories of a backend's link: where the linker
 // searches, and what goes into the binary's run path. The link plan,
 // plan's output and doctor all take them from Dirs, so none of them can
 // name a directory the others do not.
-type LinkDirs struct {
+type linkDirs struct {
 	// Search is the toolchain's library directory, link.search, then
 	// link.stubs: stub directories come last, so a real library of the
 	// same name in a search directory wins at link time too.
@@ -24,7 +24,7 @@ type LinkDirs struct {
 
 // Dirs computes a spec's link directories for a located toolchain (nil
 // for cpu and metal).
-func Dirs(s *configs.Spec, t *ToolchainInfo) LinkDirs {
+func Dirs(s *configs.Spec, t *ToolchainInfo) linkDirs {
 	var search []string
 	if t != nil && t.Lib != "" {
 		search = append(search, t.Lib)
@@ -46,7 +46,7 @@ func Dirs(s *configs.Spec, t *ToolchainInfo) LinkDirs {
 	if run == nil {
 		run = []string{}
 	}
-	return LinkDirs{Search: search, Run: run}
+	return linkDirs{Search: search, Run: run}
 }
 
 // RpathMode is the spec's rpath mode, runpath when it names none.
@@ -57,10 +57,10 @@ func RpathMode(s *configs.Spec) string {
 	return s.Rpath.Mode
 }
 
-// SharedLib is the link plan's answer for one shared library of a spec:
+// sharedLib is the link plan's answer for one shared library of a spec:
 // found (Path), left out for the toolchain's version (LeftOut), or
 // missing (Missing, the line the plan's error holds).
-type SharedLib struct {
+type sharedLib struct {
 	Lib     configs.Lib
 	Path    string
 	LeftOut string
@@ -70,14 +70,14 @@ type SharedLib struct {
 // SharedLibs looks up the spec's shared libraries for goos where the link
 // searches (Dirs). The link plan and doctor both ask it, so they agree on
 // every library.
-func (l *LibLookup) SharedLibs(s *configs.Spec, goos string, t *ToolchainInfo) []SharedLib {
+func (l *LibLookup) SharedLibs(s *configs.Spec, goos string, t *ToolchainInfo) []sharedLib {
 	search := Dirs(s, t).Search
-	var out []SharedLib
+	var out []sharedLib
 	for _, lib := range s.Link.Dynamic {
 		if !configs.OnOS(lib.OS, goos) {
 			continue
 		}
-		sl := SharedLib{Lib: lib}
+		sl := sharedLib{Lib: lib}
 		if lib.Toolchain != "" && t != nil && t.Version != nil {
 			c, _ := version.NewConstraint(lib.Toolchain)
 			if !c.Check(t.Version) {
@@ -119,16 +119,4 @@ func (l *LibLookup) find(dirs []string, name string) (string, bool) {
 		}
 	}
 	return dir, true
-}
-
-// Info is what the link plan needs of a located ROCm; env is the spec's
-// toolchain variable. A build and doctor both make it here.
-func (r *ROCm) Info(env string) *ToolchainInfo {
-	return &ToolchainInfo{Name: "rocm", Env: env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
-}
-
-// Info is what the link plan needs of a located CUDA toolkit; env is the
-// spec's toolchain variable. A build and doctor both make it here.
-func (c *CUDA) Info(env string) *ToolchainInfo {
-	return &ToolchainInfo{Name: "cuda", Env: env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
 }

@@ -133,7 +133,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 		}
 		fs = append(fs, Finding{Backend: name, What: "ROCm toolchain", OK: true, Detail: r.String()})
 		fs = append(fs, versionFinding(name, "rocm", spec, r.Version))
-		fs = append(fs, libFindings(spec, o.GOOS, r.Info(toolchainEnv(spec, "ROCM_PATH")))...)
+		fs = append(fs, libFindings(spec, o.GOOS, rocmInfo(r, toolchainEnv(spec, "ROCM_PATH")))...)
 		if _, err := exec.LookPath("rocminfo"); err != nil {
 			fs = append(fs, Finding{Backend: name, What: "rocminfo", Detail: "not found (the KFD probe still works on a GPU machine)", Fix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES", OK: true})
 		}
@@ -144,7 +144,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 		}
 		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
 		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))
-		fs = append(fs, libFindings(spec, o.GOOS, c.Info(toolchainEnv(spec, "CUDA_HOME")))...)
+		fs = append(fs, libFindings(spec, o.GOOS, cudaInfo(c, toolchainEnv(spec, "CUDA_HOME")))...)
 	}
 	return fs
 }

@@ -47,6 +47,10 @@ type LinkInputs struct {
 	// graph built stays on disk after its target is gone); nil takes
 	// every archive found.
 	Produced func(archive string) error
+	// BuildStd is the C++ standard the build's CMake compiles the library
+	// with ("" when it says none) and BuildStdFrom where that was read, or
+	// why it says none (see CompileStd).
+	BuildStd, BuildStdFrom string
 }
 
 // pinEnv is the rustc-env variable that embeds the MLX pin in the consumer.
@@ -70,10 +74,7 @@ func (e *MissingLibraryError) Error() string {
 
 // PlanLink makes the link plan and checks that every library exists.
 func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
-	p := &linkplan.Plan{Backend: s.Backend, RpathMode: s.Rpath.Mode, Env: map[string]string{}}
-	if p.RpathMode == "" {
-		p.RpathMode = "runpath"
-	}
+	p := &linkplan.Plan{Backend: s.Backend, RpathMode: RpathMode(s), Env: map[string]string{}}
 	var missing []string
 	for _, lib := range s.Link.Static {
 		if !configs.OnOS(lib.OS, in.GOOS) || in.SkipStatic {
@@ -92,37 +93,17 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 		}
 		p.Static = append(p.Static, path)
 	}
-	var search []string
-	if in.Toolchain != nil && in.Toolchain.Lib != "" {
-		search = append(search, in.Toolchain.Lib)
-	}
-	for _, d := range s.Link.Search {
-		search = configs.Union(search, []string{Expand(d, in.Toolchain)})
-	}
-	// Stub directories come last: a real library of the same name in a
-	// search directory wins at link time too.
-	var stubs []string
-	for _, d := range s.Link.Stubs {
-		stubs = configs.Union(stubs, []string{Expand(d, in.Toolchain)})
-	}
-	runSearch := search
-	search = configs.Union(append([]string(nil), search...), stubs)
-	for _, lib := range s.Link.Dynamic {
-		if !configs.OnOS(lib.OS, in.GOOS) {
-			continue
+	dirs := Dirs(s, in.Toolchain)
+	search := dirs.Search
+	for _, sl := range in.Libs.SharedLibs(s, in.GOOS, in.Toolchain) {
+		switch {
+		case sl.LeftOut != "":
+			p.Notes = append(p.Notes, sl.LeftOut)
+		case sl.Missing != "":
+			missing = append(missing, sl.Missing)
+		default:
+			p.Dynamic = append(p.Dynamic, sl.Lib.Name)
 		}
-		if lib.Toolchain != "" && in.Toolchain != nil && in.Toolchain.Version != nil {
-			c, _ := version.NewConstraint(lib.Toolchain)
-			if !c.Check(in.Toolchain.Version) {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s left out: it is a separate library only for %s %s, and this toolchain is %s", lib.Name, in.Toolchain.Name, lib.Toolchain, in.Toolchain.Version))
-				continue
-			}
-		}
-		if !in.Libs.inDirs(search, lib.Name) {
-			missing = append(missing, missingShared(lib, search, in.Toolchain))
-			continue
-		}
-		p.Dynamic = append(p.Dynamic, lib.Name)
 	}
 	for _, lib := range s.Link.System {
 		if !configs.OnOS(lib.OS, in.GOOS) {
@@ -145,10 +126,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 		return nil, &MissingLibraryError{Lines: missing}
 	}
 	p.SearchDirs = search
-	for _, d := range s.Rpath.Dirs {
-		p.RunPaths = configs.Union(p.RunPaths, []string{Expand(d, in.Toolchain)})
-	}
-	p.RunPaths = configs.Union(p.RunPaths, runSearch)
+	p.RunPaths = dirs.Run
 	if a := s.Architectures; a != nil && a.RustcEnv != "" {
 		p.Env[a.RustcEnv] = strings.Join(in.Architectures, ";")
 	}

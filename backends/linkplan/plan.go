@@ -33,7 +33,11 @@ type Plan struct {
 // Compile is what a consumer's own C++ (a bridge built by Cargo's cc or
 // cxx-build crate, or a Makefile rule) compiles against the tree with.
 type Compile struct {
-	Std     string   `json:"std"`     // c++17, as -std= takes it
+	Std string `json:"std"` // c++20, as -std= takes it
+	// StdFrom says where Std came from: the build's CMake (the standard
+	// the library's own targets compile with), or the spec when the build
+	// says nothing.
+	StdFrom string   `json:"std_from,omitempty"`
 	Include []string `json:"include"` // absolute header directories
 	Defines []string `json:"defines"` // NAME or NAME=VALUE
 }

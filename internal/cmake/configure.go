@@ -115,6 +115,9 @@ func Configure(ctx context.Context, o ConfigureOptions) error {
 	if err := os.MkdirAll(o.Build, 0o755); err != nil {
 		return fmt.Errorf("create build directory: %w", err)
 	}
+	if err := writeFileAPIQuery(o.Build); err != nil {
+		return err
+	}
 	cmake := o.CMake
 	if cmake == "" {
 		cmake = "cmake"

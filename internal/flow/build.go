@@ -417,10 +417,20 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	if d := p.Config.Project.Source.Dir; d != "" {
 		rerun = append(rerun, p.Config.Project.Abs(d))
 	}
-	return backends.PlanLink(p.linkSpec(), backends.LinkInputs{
+	in := backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
 		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
-	})
+	}
+	// Before the build the standard is not needed (the libraries are
+	// checked, not rendered), and the configure to come rewrites it.
+	if !skipStatic {
+		std, err := p.buildCXXStd()
+		if err != nil {
+			return nil, err
+		}
+		in.BuildStd, in.BuildStdFrom = std.Std, std.From
+	}
+	return backends.PlanLink(p.linkSpec(), in)
 }

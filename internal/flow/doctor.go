@@ -133,7 +133,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 		}
 		fs = append(fs, Finding{Backend: name, What: "ROCm toolchain", OK: true, Detail: r.String()})
 		fs = append(fs, versionFinding(name, "rocm", spec, r.Version))
-		fs = append(fs, libFindings(name, spec, r.LibDir, "ROCM_PATH")...)
+		fs = append(fs, libFindings(spec, o.GOOS, rocmInfo(r, toolchainEnv(spec, "ROCM_PATH")))...)
 		if _, err := exec.LookPath("rocminfo"); err != nil {
 			fs = append(fs, Finding{Backend: name, What: "rocminfo", Detail: "not found (the KFD probe still works on a GPU machine)", Fix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES", OK: true})
 		}
@@ -144,7 +144,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 		}
 		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
 		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))
-		fs = append(fs, libFindings(name, spec, c.LibDir, "CUDA_HOME")...)
+		fs = append(fs, libFindings(spec, o.GOOS, cudaInfo(c, toolchainEnv(spec, "CUDA_HOME")))...)
 	}
 	return fs
 }
@@ -165,22 +165,31 @@ func versionFinding(backend, tool string, spec *configs.Spec, v *version.Version
 	return f
 }
 
-// libFindings reports the spec's shared libraries that the toolchain lacks.
-func libFindings(backend string, spec *configs.Spec, libDir, envVar string) []Finding {
+// libFindings reports the spec's shared libraries as the link plan finds
+// them: the same lookup, in the same directories (the toolchain's, the
+// project's link.search and the spec's link.stubs).
+func libFindings(spec *configs.Spec, goos string, t *backends.ToolchainInfo) []Finding {
 	var fs []Finding
-	for _, l := range spec.Link.Dynamic {
-		if l.Toolchain != "" {
-			continue // version-dependent; the build decides
-		}
-		path, ok := findSharedLib(libDir, l.Name)
-		f := Finding{Backend: backend, What: "lib" + l.Name, OK: ok, Detail: path}
-		if !ok {
-			f.Detail = "not in " + libDir
-			f.Fix = fmt.Sprintf("install %s, set %s, or drop it with link.remove in a project spec override", l.Package, envVar)
+	for _, sl := range backends.NewLibLookup(systemLibDirs, systemLibGlobs, "").SharedLibs(spec, goos, t) {
+		f := Finding{Backend: spec.Backend, What: "lib" + sl.Lib.Name, OK: sl.Missing == "", Detail: sl.Path}
+		switch {
+		case sl.LeftOut != "":
+			f.Detail = sl.LeftOut
+		case sl.Missing != "":
+			f.Detail = "not in " + strings.Join(backends.Dirs(spec, t).Search, ", ")
+			f.Fix = fmt.Sprintf("install %s, set %s, add its directory to link.search, or drop it with link.remove in a project spec override", sl.Lib.Package, t.Env)
 		}
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// toolchainEnv is the variable that moves the spec's toolchain.
+func toolchainEnv(spec *configs.Spec, def string) string {
+	if spec.Toolchain != nil && spec.Toolchain.Env != "" {
+		return spec.Toolchain.Env
+	}
+	return def
 }
 
 // launcherFindings checks the compiler launcher and that its remote cache

@@ -75,18 +75,9 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		}
 	}
 	p.printDeps(w)
-	mode := p.Spec.Rpath.Mode
-	if mode == "" {
-		mode = "runpath"
-	}
-	var dirs []string
-	for _, d := range p.Spec.Rpath.Dirs {
-		dirs = append(dirs, backends.Expand(d, p.Toolchain))
-	}
-	if len(dirs) == 0 {
-		dirs = []string{"(none beyond the link search directories)"}
-	}
-	fmt.Fprintf(w, "run path:  %s %s\n", mode, strings.Join(dirs, ":"))
+	// What link.json's run_paths will say, from the same function.
+	run := backends.Dirs(p.linkSpec(), p.Toolchain).Run
+	fmt.Fprintf(w, "run path:  %s %s\n", backends.RpathMode(p.linkSpec()), orNone(strings.Join(run, ":")))
 	p.printCompile(w)
 	fmt.Fprintf(w, "triggers:  env %s", strings.Join(p.Spec.Triggers.Env, ", "))
 	if len(p.Spec.Triggers.Paths) > 0 {

@@ -205,14 +205,14 @@ func (p *Prepared) locateToolchain() error {
 			return err
 		}
 		p.ROCm = r
-		p.Toolchain = &backends.ToolchainInfo{Name: "rocm", Env: t.Env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
+		p.Toolchain = rocmInfo(r, t.Env)
 	case "cuda":
 		c, err := backends.LocateCUDACached(p.Opts.Env, p.Layout.Discovery)
 		if err != nil {
 			return err
 		}
 		p.CUDA = c
-		p.Toolchain = &backends.ToolchainInfo{Name: "cuda", Env: t.Env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
+		p.Toolchain = cudaInfo(c, t.Env)
 	default:
 		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
 	}
@@ -332,3 +332,15 @@ func (p *Prepared) checkArchSupport() error {
 // or override) is a stamp input. A built-in spec's was computed when it
 // was generated; the value is the same either way.
 func specHash(s *configs.Spec) string { return s.Fingerprint() }
+
+// rocmInfo is what the link plan needs of a located ROCm; env is the
+// spec's toolchain variable. A build and doctor both make it here.
+func rocmInfo(r *backends.ROCm, env string) *backends.ToolchainInfo {
+	return &backends.ToolchainInfo{Name: "rocm", Env: env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
+}
+
+// cudaInfo is what the link plan needs of a located CUDA toolkit; env is
+// the spec's toolchain variable. A build and doctor both make it here.
+func cudaInfo(c *backends.CUDA, env string) *backends.ToolchainInfo {
+	return &backends.ToolchainInfo{Name: "cuda", Env: env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
+}

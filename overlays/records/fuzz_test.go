@@ -100,3 +100,17 @@ func FuzzParseResidual(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDropped: Dropped never panics, and every path it returns is a
+// backtick span of the input that looks like a path.
+func FuzzDropped(f *testing.F) {
+	f.Add([]byte("## Dropped from the vendored set\n\n- `mlx/backend/metal/custom_kernel.cpp` and `mlx/backend/cuda/custom_kernel.cpp` are not carried.\n"))
+	f.Add([]byte("## Fixes\n1. **X.** `a.cpp`\n### Not carried\n`b.h`\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, p := range Dropped(data) {
+			if !isPathLike(p) || !strings.Contains(string(data), p) {
+				t.Fatalf("Dropped returned %q", p)
+			}
+		}
+	})
+}

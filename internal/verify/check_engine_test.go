@@ -155,3 +155,22 @@ func TestEngineWave32(t *testing.T) {
 		t.Errorf("reason = %q, want %q", r.Reason, want)
 	}
 }
+
+// TestCrossRefsQualifierOnTheLineAbove: the real fork's rope.hip wraps
+// "(Port of ml-explore/mlx" / "// PR #3704, ...)" over two lines of one
+// comment; the qualifier above counts, as the reference reads it. A bare
+// number under a line that names no repository, or under code, does not.
+func TestCrossRefsQualifierOnTheLineAbove(t *testing.T) {
+	dir := t.TempDir()
+	rope := "mlx/backend/rocm/rope.hip"
+	writeFile(t, dir, rope, `  // dims_ channels IN PLACE and leave the tail untouched. (Port of ml-explore/mlx
+  // PR #3704, "RoPE without copy".)
+  if (dims_ < D) {
+`)
+	c := CrossRefs{Root: dir, Vendored: []string{"mlx/**"}}
+	mustPass(t, c)
+	plant(t, dir, rope, "(Port of ml-explore/mlx", "(Port of the upstream change")
+	mustFind(t, c, "rope.hip:2", "bare issue reference #3704")
+	writeFile(t, dir, rope, "  int x = f(ml-explore/mlx);\n  // PR #3704\n")
+	mustFind(t, c, "rope.hip:2", "bare issue reference #3704")
+}

@@ -118,6 +118,15 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 		fs = append(fs, ffs...)
 	}
 	check(blankCpp(src, true), false)
+	for _, u := range hipLaneUnits(src) {
+		check(blankCpp(u, true), true)
+	}
+	return fs, st
+}
+
+// hipLaneUnits are the string literals of src (runs of adjacent literals)
+// that hold AMD kernel code using lanes, each with the file's offsets.
+func hipLaneUnits(src []byte) [][]byte {
 	keep := func(u []byte, start int) bool {
 		// A CUDA or Metal kernel in the same file (a launcher with several
 		// ports) is not compiled for an AMD wavefront.
@@ -127,10 +136,7 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 		return firstLaneUse(strings.Split(string(u), "\n")) > 0
 	}
 	mayUseLanes := func(contents []byte) bool { return laneOpRE.Match(contents) || warpArithRE.Match(contents) }
-	for _, u := range stringUnits(src, mayUseLanes, keep) {
-		check(blankCpp(u, true), true)
-	}
-	return fs, st
+	return stringUnits(src, mayUseLanes, keep)
 }
 
 // checkWave32Unit checks one unit of code (comments and strings blanked):

@@ -43,13 +43,13 @@ func FuzzParseLocalFixes(f *testing.F) {
 		nlines := len(splitLines(data))
 		prevEnd := 0
 		for _, it := range lf.Items {
-			if it.Line <= prevEnd || it.endLine < it.Line || it.endLine > nlines {
+			if it.line <= prevEnd || it.endLine < it.line || it.endLine > nlines {
 				t.Fatalf("item %+v overlaps the previous one (ended %d) or leaves lines 1..%d", it, prevEnd, nlines)
 			}
 			prevEnd = it.endLine
 			for _, p := range it.Paths {
-				if p.line < it.Line || p.line > it.endLine || !isPathLike(p.Path) {
-					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.Line, it.endLine)
+				if p.line < it.line || p.line > it.endLine || !isPathLike(p.Path) {
+					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.line, it.endLine)
 				}
 			}
 			if (it.Status == StatusProposed) != (it.Link != "") {

@@ -165,8 +165,8 @@ func (g Gate) status(file string, lf localFixes, probs []Problem) []fileProblem 
 	}
 	var out []fileProblem
 	for _, it := range lf.Items {
-		if it.Status == StatusUnknown && !reported[it.Line] {
-			out = append(out, fileProblem{File: file, Problem: Problem{Line: it.Line,
+		if it.Status == StatusUnknown && !reported[it.line] {
+			out = append(out, fileProblem{File: file, Problem: Problem{Line: it.line,
 				Message: fmt.Sprintf("item %d says nowhere whether it applies to the fork or is retarget-only", it.Number),
 				Fix:     "end it with \"Applies to the fork.\" or \"Retarget-only.\", put it under a section about the fork or the retarget, or add a `Status:` line"}})
 		}

@@ -23,9 +23,12 @@ type Bench mg.Namespace
 // are printed, and every model left out is listed with its reason (prompt
 // lengths apart by more than -promptTolerance, default 0.10; another
 // mlxcel_commit unless -allowCommitChange; dates apart in -reference mode, for
-// a baseline from another runtime such as mlx-lm; non-generative; failed or
-// measured on one side only). Only files of different harnesses are refused
-// (exit 2). MLXBUILD_REPORT=json:<path> also writes the comparison as JSON.
+// a baseline from another runtime such as mlx-lm; non-generative; failed,
+// skipped or unreadable, or measured on one side only). A model measured
+// twice in a file is compared by its later row, and the report names the row
+// it replaced. Files of different harnesses, and -reference together with
+// -allowCommitChange, are refused (exit 2). MLXBUILD_REPORT=json:<path> also
+// writes the comparison as JSON.
 func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
 	if err := flagsAfter("bench:compare", "bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange] [-promptTolerance=F] [-catalog=FILE]", before, after); err != nil {
 		return exit(err)

@@ -2,6 +2,8 @@ package benchcsv
 
 import (
 	"fmt"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"math"
 	"path/filepath"
 	"slices"
@@ -32,6 +34,26 @@ type Options struct {
 	MovedThreshold float64
 	// Aliases maps every historical model name to the name in use now.
 	Aliases map[string]string
+}
+
+// OptionsError is a pair of options that contradict each other.
+type OptionsError struct{ Msg string }
+
+// Kind is configuration: the user picked the options.
+func (e *OptionsError) Kind() fail.Kind { return fail.Config }
+
+func (e *OptionsError) Error() string { return e.Msg }
+
+// Check refuses what the reference's tool refuses: -reference says the sides
+// are two runtimes, whose commits are not comparable at all, and
+// -allowCommitChange says they are one runtime at two commits; both at once
+// is a mistake in the command, not a comparison.
+func (o Options) Check() error {
+	if o.Reference && o.AllowCommitChange {
+		return &OptionsError{Msg: "-reference and -allowCommitChange exclude each other: -reference compares two runtimes by date, " +
+			"-allowCommitChange one runtime at two commits; pass the one that says what the two files are"}
+	}
+	return nil
 }
 
 // DefaultOptions are the reference tool's defaults.
@@ -81,7 +103,7 @@ const (
 	PromptLength  Reason = "prompt length"
 	CommitChange  Reason = "commit"
 	DateGap       Reason = "date"
-	NotMeasured   Reason = "not measured"
+	NotMeasured   Reason = "not measured" // skipped, failed or unreadable on a side
 	OneSide       Reason = "one side only"
 )
 
@@ -90,7 +112,9 @@ type Drop struct {
 	Model  string `json:"model"`
 	Reason Reason `json:"reason"`
 	// Before and After are the values that disagree (prompt lengths, commits,
-	// dates, a status such as FAIL:bench, or "-" for the side that lacks it).
+	// dates; for a model not measured, "measured", a status such as
+	// FAIL:bench, "unreadable: <why> (line N)", or "-" for a side without
+	// the model).
 	Before string `json:"before"`
 	After  string `json:"after"`
 }
@@ -114,6 +138,19 @@ type Report struct {
 	Pairs   []Pair   `json:"pairs"`  // by decode ratio, highest first
 	Summary *Summary `json:"summary"`
 	Dropped []Drop   `json:"dropped"` // by reason, then model
+	// Replaced lists the rows a later row of the same model superseded, in
+	// file order: they are not compared.
+	Replaced []Replaced `json:"replaced"`
+}
+
+// Replaced is a row of a model that appears again later in its file (a
+// re-run appended to the sweep). As the reference does, the later row that
+// could be read is the one compared.
+type Replaced struct {
+	File     string `json:"file"`
+	Model    string `json:"model"`
+	Line     int    `json:"line"`      // the row left out
+	KeptLine int    `json:"kept_line"` // the row compared instead
 }
 
 // Harness tells the benchmark's harness from its file name, as the reference
@@ -133,8 +170,8 @@ func Compare(before, after *File, opt Options) (*Report, error) {
 	if hb != ha {
 		return nil, &RefusedError{Before: before.Name, After: after.Name, BeforeHarness: hb, AfterHarness: ha}
 	}
-	rep := &Report{Before: before.Name, After: after.Name, Harness: ha, Options: opt, Pairs: []Pair{}, Dropped: []Drop{}}
-	bRows, aRows := byModel(before, opt.Aliases), byModel(after, opt.Aliases)
+	rep := &Report{Before: before.Name, After: after.Name, Harness: ha, Options: opt, Pairs: []Pair{}, Dropped: []Drop{}, Replaced: []Replaced{}}
+	bRows, aRows := byModel(before, opt.Aliases, &rep.Replaced), byModel(after, opt.Aliases, &rep.Replaced)
 	names := make([]string, 0, len(bRows)+len(aRows))
 	for n := range bRows {
 		names = append(names, n)
@@ -151,6 +188,12 @@ func Compare(before, after *File, opt Options) (*Report, error) {
 	for _, name := range names {
 		b, a := bRows[name], aRows[name]
 		switch {
+		case b == nil && !a.Measured():
+			drop(name, NotMeasured, "-", statusOf(a))
+			continue
+		case a == nil && !b.Measured():
+			drop(name, NotMeasured, statusOf(b), "-")
+			continue
 		case b == nil:
 			drop(name, OneSide, "-", a.Model)
 			continue
@@ -197,16 +240,43 @@ func Compare(before, after *File, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// byModel indexes a file's rows by their current name.
-func byModel(f *File, aliases map[string]string) map[string]*Row {
+// byModel indexes a file's rows by their current name. Of several rows of
+// one model the later measured one wins (a row that cannot be compared does
+// not replace one that can, as the reference skips it before keying); each
+// row left out so is added to replaced.
+func byModel(f *File, aliases map[string]string, replaced *[]Replaced) map[string]*Row {
 	out := make(map[string]*Row, len(f.Rows))
+	var order []string
+	all := map[string][]*Row{}
 	for i := range f.Rows {
-		name := f.Rows[i].Model
+		r := &f.Rows[i]
+		name := r.Model
 		if cur, ok := aliases[name]; ok {
 			name = cur
 		}
-		out[name] = &f.Rows[i]
+		if name == "" {
+			name = fmt.Sprintf("(row at line %d)", r.Line)
+		}
+		if prev, ok := out[name]; ok && prev.Measured() && !r.Measured() {
+			all[name] = append(all[name], r)
+			continue
+		}
+		if _, ok := out[name]; !ok {
+			order = append(order, name)
+		}
+		out[name] = r
+		all[name] = append(all[name], r)
 	}
+	var left []Replaced
+	for _, name := range order {
+		for _, r := range all[name] {
+			if r != out[name] {
+				left = append(left, Replaced{File: f.Name, Model: r.Model, Line: r.Line, KeptLine: out[name].Line})
+			}
+		}
+	}
+	slices.SortStableFunc(left, func(x, y Replaced) int { return x.Line - y.Line })
+	*replaced = append(*replaced, left...)
 	return out
 }
 
@@ -215,11 +285,16 @@ func isNonGenerative(name string) bool {
 	return slices.ContainsFunc(nonGenerative, func(t string) bool { return strings.Contains(lower, t) })
 }
 
+// statusOf says what a side's row is, for a drop: "measured", its status, or
+// why it could not be read.
 func statusOf(r *Row) string {
-	if r.Status == "" {
-		return "measured"
+	switch {
+	case r.Status != "":
+		return r.Status
+	case r.Unreadable != "":
+		return fmt.Sprintf("unreadable: %s (line %d)", r.Unreadable, r.Line)
 	}
-	return r.Status
+	return "measured"
 }
 
 // datesApart reports whether two dates (YYYY-MM-DD or RFC 3339) are more

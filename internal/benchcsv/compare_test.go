@@ -133,8 +133,8 @@ func TestCompareReferenceMode(t *testing.T) {
 		t.Fatalf("pairs %v drops %v", got, rep.Dropped)
 	}
 	wantDrops := map[string]Reason{
-		"Qwen3-0.6B-4bit":     DateGap, // measured 2026-09-27, three days before
-		"gemma-4-31b-it-4bit": OneSide,
+		"Qwen3-0.6B-4bit":     DateGap,     // measured 2026-09-27, three days before
+		"gemma-4-31b-it-4bit": NotMeasured, // FAIL:bench after, no row before: not "measured after only"
 		"bge-m3-embedding":    OneSide,
 	}
 	if got := dropped(rep); !reflect.DeepEqual(got, wantDrops) {
@@ -249,8 +249,8 @@ func TestRunTableAndJSON(t *testing.T) {
 	for _, s := range []string{
 		"(7 row(s), 6 measured)",
 		"decode ratio (after / before) over 3 pair(s): median ",
-		"gemma-4-31b-it-4bit              not measured: before FAIL:bench, after measured",
-		"Qwen3-0.6B-4bit                  not measured: before measured, after SKIP:oom",
+		"gemma-4-31b-it-4bit              failed before: FAIL:bench; measured after",
+		"Qwen3-0.6B-4bit                  measured before; skipped after: SKIP:oom",
 		"Meta-Llama-3.1-8B-Instruct-4bit  prompt length 512 -> 600, beyond 10%",
 		"bge-m3-embedding                 non-generative checkpoint",
 		"moved >10%",

@@ -6,12 +6,14 @@
 // alias catalog), every pair's decode ratio is reported with the median and
 // quartiles, and every model left out is listed with its reason.
 //
-// Only one thing refuses a comparison: the two files come from different
-// harnesses (a VLM sweep against a text one). Everything else that makes a
-// pair meaningless (prompt lengths apart by more than the tolerance, other
-// commits, dates apart in reference mode, a non-generative checkpoint, a
-// model measured on one side only or that failed) drops that pair, with the
-// reason, and keeps the rest.
+// Only two things refuse a comparison: the two files come from different
+// harnesses (a VLM sweep against a text one), or the options contradict each
+// other. Everything else that makes a pair meaningless (prompt lengths apart
+// by more than the tolerance, other commits, dates apart in reference mode, a
+// non-generative checkpoint, a model measured on one side only, that failed,
+// or whose row cannot be read) drops that pair, with the reason, and keeps
+// the rest. A model measured twice in one file (a re-run appended to it) is
+// compared by its later row, and the report says which row it replaced.
 package benchcsv
 
 import (
@@ -43,17 +45,19 @@ var Required = []string{"model", "prompt_tokens", "prefill_tok_s", "decode_tok_s
 // measurements are the columns a skipped or failed model leaves empty.
 var measurements = []string{"prompt_tokens", "generated_tokens", "prefill_ms", "prefill_tok_s", "decode_ms", "decode_tok_s"}
 
-// optionalNumbers are checked when present and non-empty, so a file whose
-// timings are garbage is caught even where the comparison does not use them.
-var optionalNumbers = []string{"generated_tokens", "prefill_ms", "decode_ms", "max_tokens", "prompt_target_len"}
-
 // Row is one model's line.
 type Row struct {
 	Model string
 	// Status is the extra unnamed trailing field the benchmark script writes
-	// for a model it skipped or that failed ("SKIP:oom", "FAIL:bench"); empty
-	// for a measured row. A row with a status has no measurements.
-	Status       string
+	// for a model it skipped or that failed ("SKIP:oom", "FAIL:bench",
+	// "FAIL:no_output"); empty for a measured row. A row with a status is not
+	// compared, whatever its other fields hold, as the reference does.
+	Status string
+	// Unreadable says why a row without a status cannot be compared (a decode
+	// rate that is not a number, fewer fields than the header, no model name),
+	// naming the column; empty for a row that parsed. The reference skips
+	// such a row; so does the comparison, and it lists the row with this.
+	Unreadable   string
 	PromptTokens int
 	PrefillTokS  float64
 	DecodeTokS   float64
@@ -65,12 +69,12 @@ type Row struct {
 }
 
 // Measured reports whether the row carries numbers to compare.
-func (r *Row) Measured() bool { return r.Status == "" }
+func (r *Row) Measured() bool { return r.Status == "" && r.Unreadable == "" }
 
 // File is a parsed benchmark CSV.
 type File struct {
 	Name string // as the user named it, used in messages
-	Rows []Row  // in file order; models are unique
+	Rows []Row  // in file order; a model may have several rows (re-runs appended)
 }
 
 // Load reads and parses the CSV at path. A file that cannot be read gives an
@@ -85,8 +89,11 @@ func Load(path string) (*File, error) {
 
 // Parse parses a benchmark CSV named name (for messages). The header must
 // hold every Required column; other columns are kept in Row.Values. A row may
-// carry one field more than the header: the status of a model that was not
-// measured, whose measurement fields are then empty.
+// carry fields beyond the header: the status of a model that was not
+// measured. What makes the file unreadable as a whole (not CSV, no header, a
+// missing column, no rows) is an *InputError; a row that cannot be read is
+// kept with its reason in Row.Unreadable, as the reference skips it and
+// reads on.
 func Parse(name string, data []byte) (*File, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // spreadsheets write a BOM
 	r := csv.NewReader(bytes.NewReader(data))
@@ -103,7 +110,6 @@ func Parse(name string, data []byte) (*File, error) {
 		return nil, err
 	}
 	f := &File{Name: name}
-	seen := map[string]int{} // model -> line
 	for n := 1; ; n++ {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -112,18 +118,7 @@ func Parse(name string, data []byte) (*File, error) {
 		if err != nil {
 			return nil, csvError(name, err)
 		}
-		row, err := parseRow(name, n, r, header, index, rec)
-		if err != nil {
-			return nil, err
-		}
-		if first, dup := seen[row.Model]; dup {
-			line, col := r.FieldPos(index["model"])
-			return nil, &InputError{File: name, Line: line, Col: col, Row: n, Column: "model",
-				Msg: fmt.Sprintf("duplicate model %q (first at line %d)", row.Model, first),
-				Fix: "keep one row per model"}
-		}
-		seen[row.Model] = row.Line
-		f.Rows = append(f.Rows, row)
+		f.Rows = append(f.Rows, parseRow(r, header, index, rec))
 	}
 	if len(f.Rows) == 0 {
 		return nil, &InputError{File: name, Line: 1, Msg: "the file has a header but no rows", Fix: "run the benchmark first"}
@@ -160,49 +155,42 @@ func headerIndex(name string, header []string) (map[string]int, error) {
 	return index, nil
 }
 
-func parseRow(name string, n int, r *csv.Reader, header []string, index map[string]int, rec []string) (Row, error) {
+// parseRow reads one record. A value it cannot use makes the row unreadable,
+// with the column and what is wrong, instead of failing the file.
+func parseRow(r *csv.Reader, header []string, index map[string]int, rec []string) Row {
 	line, _ := r.FieldPos(0)
 	row := Row{Line: line, Values: make(map[string]string, len(header))}
-	if len(rec) != len(header) && len(rec) != len(header)+1 {
-		return row, &InputError{File: name, Line: line, Col: 1, Row: n,
-			Msg: fmt.Sprintf("%d fields where the header has %d", len(rec), len(header)),
-			Fix: "every row needs the header's fields, plus at most one trailing status such as FAIL:bench"}
+	if len(rec) < len(header) {
+		row.Unreadable = fmt.Sprintf("%d fields where the header has %d", len(rec), len(header))
 	}
 	for i, h := range header {
-		if h != "" {
+		if h != "" && i < len(rec) {
 			row.Values[h] = rec[i]
 		}
 	}
-	bad := func(column, msg, fix string) error {
-		l, c := r.FieldPos(index[column])
-		return &InputError{File: name, Line: l, Col: c, Row: n, Column: column, Msg: msg, Fix: fix}
-	}
-	row.Model = strings.TrimSpace(rec[index["model"]])
-	if row.Model == "" {
-		return row, bad("model", "the model name is empty", "name the model in every row")
-	}
+	row.Model = strings.TrimSpace(row.Values["model"])
 	row.Date = strings.TrimSpace(row.Values["date"])
 	row.Commit = strings.TrimSuffix(strings.TrimSpace(row.Values["mlxcel_commit"]), "-dirty")
 	if len(rec) > len(header) {
-		row.Status = strings.TrimSpace(rec[len(header)])
-		if row.Status == "" {
-			l, c := r.FieldPos(len(header))
-			return row, &InputError{File: name, Line: l, Col: c, Row: n,
-				Msg: "an empty field after the last column", Fix: "a trailing field is a status such as SKIP:oom or FAIL:bench; remove the extra comma"}
-		}
-		for _, col := range measurements {
-			if i, ok := index[col]; ok && strings.TrimSpace(rec[i]) != "" {
-				return row, bad(col, fmt.Sprintf("the row has status %q but a measurement %q", row.Status, rec[i]),
-					"a skipped or failed model has empty measurement fields")
-			}
-		}
-		return row, nil
+		// A trailing comma leaves an empty extra field: that is no status.
+		row.Status = strings.Trim(strings.TrimSpace(strings.Join(rec[len(header):], ",")), ",")
 	}
-
+	switch {
+	case row.Status != "" || row.Unreadable != "":
+		return row
+	case row.Model == "":
+		row.Unreadable = "the model name is empty"
+		return row
+	}
+	bad := func(column, msg string) Row {
+		_, c := r.FieldPos(index[column])
+		row.Unreadable = fmt.Sprintf("column %s (col %d): %s", column, c, msg)
+		return row
+	}
 	v := strings.TrimSpace(rec[index["prompt_tokens"]])
 	pt, err := strconv.Atoi(v)
 	if err != nil || pt < 0 {
-		return row, bad("prompt_tokens", fmt.Sprintf("%q is not a token count", v), "expected a whole number >= 0")
+		return bad("prompt_tokens", fmt.Sprintf("%q is not a token count", v))
 	}
 	row.PromptTokens = pt
 	for _, c := range []struct {
@@ -211,20 +199,11 @@ func parseRow(name string, n int, r *csv.Reader, header []string, index map[stri
 	}{{"prefill_tok_s", &row.PrefillTokS}, {"decode_tok_s", &row.DecodeTokS}} {
 		x, err := number(rec[index[c.col]])
 		if err != nil {
-			return row, bad(c.col, err.Error(), "expected a number >= 0 such as 41.7")
+			return bad(c.col, err.Error())
 		}
 		*c.dst = x
 	}
-	for _, col := range optionalNumbers {
-		i, ok := index[col]
-		if !ok || strings.TrimSpace(rec[i]) == "" {
-			continue
-		}
-		if _, err := number(rec[i]); err != nil {
-			return row, bad(col, err.Error(), "expected a number >= 0 or an empty field")
-		}
-	}
-	return row, nil
+	return row
 }
 
 // number parses a finite, non-negative decimal.

@@ -2,6 +2,7 @@ package benchcsv
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -52,8 +53,9 @@ func TestLoadReferenceFormat(t *testing.T) {
 	}
 }
 
+// TestMalformed: what makes a whole file unreadable is refused with its
+// position (exit 2).
 func TestMalformed(t *testing.T) {
-	multiline := "testdata/bad_nonnumeric_multiline.csv"
 	tests := []struct {
 		file      string
 		line, col int // col 0: not checked
@@ -62,20 +64,8 @@ func TestMalformed(t *testing.T) {
 		msg       string
 	}{
 		{"bad_missing_column.csv", 1, 0, 0, "", "missing column(s) decode_tok_s"},
-		{"bad_nonnumeric.csv", 3, fieldCol(t, "testdata/bad_nonnumeric.csv", 3, "fast"), 2, "decode_tok_s", `"fast" is not a number`},
-		{"bad_nonnumeric_optional.csv", 4, fieldCol(t, "testdata/bad_nonnumeric_optional.csv", 4, "n/a"), 3, "decode_ms", `"n/a" is not a number`},
-		// The first row's prompt spans two lines: the bad row is on line 4, data row 2.
-		{"bad_nonnumeric_multiline.csv", 4, fieldCol(t, multiline, 4, "31.2O"), 2, "decode_tok_s", `"31.2O" is not a number`},
-		{"bad_duplicate.csv", 4, 1, 3, "model", `duplicate model "Qwen3-0.6B-4bit" (first at line 2)`},
-		{"bad_negative.csv", 3, fieldCol(t, "testdata/bad_negative.csv", 3, "-12.5"), 2, "prefill_tok_s", `"-12.5" is negative`},
-		{"bad_prompt_tokens.csv", 2, fieldCol(t, "testdata/bad_prompt_tokens.csv", 2, "512.5"), 1, "prompt_tokens", `"512.5" is not a token count`},
-		{"bad_empty_model.csv", 3, 1, 2, "model", "the model name is empty"},
 		{"bad_header_only.csv", 1, 0, 0, "", "header but no rows"},
 		{"bad_empty.csv", 0, 0, 0, "", "the file is empty"},
-		{"bad_ragged.csv", 3, 1, 2, "", "15 fields where the header has 17"},
-		{"bad_status_measured.csv", 3, fieldCol(t, "testdata/bad_status_measured.csv", 3, "31.20"), 2, "decode_tok_s", `status "FAIL:bench" but a measurement "31.20"`},
-		{"bad_status_empty.csv", 2, fieldCol(t, "testdata/bad_status_empty.csv", 2, "81ba1c6,") + len("81ba1c6,"), 1, "", "an empty field after the last column"},
-		{"bad_two_extra.csv", 2, 1, 1, "", "19 fields where the header has 17"},
 		{"bad_quote.csv", 4, 0, 0, "", `extraneous or missing " in quoted-field`},
 		{"bad_duplicate_column.csv", 1, 0, 0, "model", "appears twice in the header (fields 1 and 18)"},
 	}
@@ -97,6 +87,64 @@ func TestMalformed(t *testing.T) {
 			}
 			if !isConfig(err) {
 				t.Errorf("bad input must be a usage error (exit 2)")
+			}
+		})
+	}
+}
+
+// TestBadRows: a row the reference's tool would skip (a value that is not a
+// number, a ragged row, no model name) is kept as unreadable, with the column
+// and position, and the file is read on; a row with a status is not
+// measured whatever else it holds; what the reference reads as a measured row
+// (a trailing comma, garbage in a column it does not use) is measured.
+func TestBadRows(t *testing.T) {
+	multiline := "testdata/bad_nonnumeric_multiline.csv"
+	col := func(file string, line int, needle string) string {
+		return fmt.Sprintf("(col %d)", fieldCol(t, "testdata/"+file, line, needle))
+	}
+	tests := []struct {
+		file       string
+		line       int
+		unreadable []string // all in Row.Unreadable; nil: readable
+		status     string
+	}{
+		{"bad_nonnumeric.csv", 3, []string{"column decode_tok_s " + col("bad_nonnumeric.csv", 3, "fast"), `"fast" is not a number`}, ""},
+		// The first row's prompt spans two lines: the bad row is on line 4.
+		{"bad_nonnumeric_multiline.csv", 4, []string{"decode_tok_s " + fmt.Sprintf("(col %d)", fieldCol(t, multiline, 4, "31.2O")), `"31.2O" is not a number`}, ""},
+		{"bad_negative.csv", 3, []string{"prefill_tok_s", `"-12.5" is negative`}, ""},
+		{"bad_prompt_tokens.csv", 2, []string{"prompt_tokens", `"512.5" is not a token count`}, ""},
+		{"bad_empty_model.csv", 3, []string{"the model name is empty"}, ""},
+		{"bad_ragged.csv", 3, []string{"15 fields where the header has 17"}, ""},
+		{"bad_status_measured.csv", 3, nil, "FAIL:bench"},
+		{"bad_two_extra.csv", 2, nil, "FAIL:bench,again"},
+		{"bad_status_empty.csv", 2, nil, ""},
+		{"bad_nonnumeric_optional.csv", 4, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := Load("testdata/" + tt.file)
+			if err != nil {
+				t.Fatalf("a bad row must not refuse the file: %v", err)
+			}
+			var r *Row
+			for i := range f.Rows {
+				if f.Rows[i].Line == tt.line {
+					r = &f.Rows[i]
+				}
+			}
+			if r == nil {
+				t.Fatalf("no row at line %d", tt.line)
+			}
+			for _, s := range tt.unreadable {
+				if !strings.Contains(r.Unreadable, s) {
+					t.Errorf("unreadable %q lacks %q", r.Unreadable, s)
+				}
+			}
+			if tt.unreadable == nil && r.Unreadable != "" {
+				t.Errorf("the reference reads this row; got unreadable %q", r.Unreadable)
+			}
+			if r.Status != tt.status || r.Measured() != (tt.unreadable == nil && tt.status == "") {
+				t.Errorf("status %q measured %v, want %q", r.Status, r.Measured(), tt.status)
 			}
 		})
 	}

@@ -62,6 +62,9 @@ func WriteJSON(path string, r *Report) error {
 // named says the user gave it (so its absence is an error). Errors that
 // are the user's to fix are of kind fail.Config.
 func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Options, reportEnv string) error {
+	if err := opt.Check(); err != nil {
+		return err
+	}
 	jsonPath, err := ReportPath(reportEnv)
 	if err != nil {
 		return err

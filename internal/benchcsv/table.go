@@ -31,6 +31,12 @@ func WriteTable(w io.Writer, r *Report, before, after *File) error {
 	} else {
 		b.WriteString("no comparable pairs; every reason is listed below\n")
 	}
+	if len(r.Replaced) > 0 {
+		fmt.Fprintf(&b, "\nreplaced by a later row of the same model (%d):\n", len(r.Replaced))
+		for _, d := range r.Replaced {
+			fmt.Fprintf(&b, "  %s:%d  %s: line %d is compared instead\n", d.File, d.Line, d.Model, d.KeptLine)
+		}
+	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "\nleft out (%d):\n", len(r.Dropped))
 		rows := [][]string{}
@@ -49,7 +55,7 @@ func explain(d Drop, opt Options) string {
 	case NonGenerative:
 		return "non-generative checkpoint (not a decode rate; -includeNonGenerative keeps it)"
 	case NotMeasured:
-		return fmt.Sprintf("not measured: before %s, after %s", d.Before, d.After)
+		return notMeasured(d)
 	case PromptLength:
 		return fmt.Sprintf("prompt length %s -> %s, beyond %s", d.Before, d.After, pct(opt.PromptTolerance))
 	case CommitChange:
@@ -62,6 +68,31 @@ func explain(d Drop, opt Options) string {
 		}
 		return "measured after only"
 	}
+}
+
+// notMeasured says what each side's row is: "failed after: FAIL:bench",
+// "skipped before: SKIP:oom", "unreadable before: ...", "no row after".
+func notMeasured(d Drop) string {
+	var parts []string
+	for _, side := range []struct{ name, v string }{{"before", d.Before}, {"after", d.After}} {
+		switch v := side.v; {
+		case v == "-":
+			parts = append(parts, "no row "+side.name)
+		case v == "measured":
+			parts = append(parts, "measured "+side.name)
+		case strings.HasPrefix(v, "FAIL"):
+			parts = append(parts, fmt.Sprintf("failed %s: %s", side.name, v))
+		case strings.HasPrefix(v, "SKIP"):
+			parts = append(parts, fmt.Sprintf("skipped %s: %s", side.name, v))
+		default:
+			if why, ok := strings.CutPrefix(v, "unreadable: "); ok {
+				parts = append(parts, fmt.Sprintf("unreadable %s: %s", side.name, why))
+			} else {
+				parts = append(parts, fmt.Sprintf("not measured %s: %s", side.name, v))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func counted(f *File) string {

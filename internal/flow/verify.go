@@ -161,7 +161,11 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 		case "kernel_keys":
 			k := decl.KernelKeys
 			if k == nil {
-				err = add(undeclared(name, "scope"), nil)
+				// Undeclared, it reads the backend's own sources, the
+				// overlay: the JIT-key rule needs no list to hold.
+				err = source(name, configs.Pos{}, "", "", "overlay", func(dir string) verify.Check {
+					return verify.KernelKeys{Root: dir, Exclude: p.withoutCache(dir, nil)}
+				})
 				break
 			}
 			err = source(name, k.Pos, k.Scope, k.Root, "overlay", func(dir string) verify.Check {

@@ -195,3 +195,33 @@ func TestVerifyEngineScopes(t *testing.T) {
 		t.Errorf("scope: engine gave %v, want a usage error at mlxbuild.yaml:8 naming the three scopes", err)
 	}
 }
+
+// TestVerifyKernelKeysByDefault: with no kernel_keys entry in the project
+// file, the check still reads the backend's overlay (the real fork's JIT-key
+// bug is found without declaring anything), as the reference's verify runs
+// its dtype-key check on every verify.
+func TestVerifyKernelKeysByDefault(t *testing.T) {
+	p := newProject(t, "")
+	t.Setenv("MLX_ROCM_ARCHITECTURES", "gfx1030")
+	t.Setenv("ROCM_PATH", t.TempDir()) // the build stops early; kernel_keys reads sources only
+	src, err := os.ReadFile(filepath.Join("..", "verify", "testdata", "kernelkeys", "modulecache", "mlx", "backend", "rocm", "custom_kernel.cpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(p.Rocm, "mlx", "backend", "rocm", "custom_kernel.cpp"), string(src))
+	var stdout bytes.Buffer
+	r, err := flow.Verify(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stdout}, "rocm")
+	if err != nil {
+		t.Fatalf("verify:rocm: %v\n%s", err, stdout.String())
+	}
+	for _, res := range r.Results {
+		if res.Check != "kernel_keys" {
+			continue
+		}
+		if res.Status != verify.Fail || len(res.Findings) != 1 || !strings.Contains(res.Findings[0].Message, "caches the compiled module by name_") {
+			t.Fatalf("kernel_keys undeclared: %v (%s) %+v\n%s", res.Status, res.Reason, res.Findings, stdout.String())
+		}
+		return
+	}
+	t.Fatalf("no kernel_keys result:\n%s", stdout.String())
+}

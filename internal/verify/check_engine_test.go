@@ -155,3 +155,59 @@ func TestEngineWave32(t *testing.T) {
 		t.Errorf("reason = %q, want %q", r.Reason, want)
 	}
 }
+
+// TestCrossRefsQualifierOnTheLineAbove: the real fork's rope.hip wraps
+// "(Port of ml-explore/mlx" / "// PR #3704, ...)" over two lines of one
+// comment; the qualifier above counts, as the reference reads it. A bare
+// number under a line that names no repository, or under code, does not.
+func TestCrossRefsQualifierOnTheLineAbove(t *testing.T) {
+	dir := t.TempDir()
+	rope := "mlx/backend/rocm/rope.hip"
+	writeFile(t, dir, rope, `  // dims_ channels IN PLACE and leave the tail untouched. (Port of ml-explore/mlx
+  // PR #3704, "RoPE without copy".)
+  if (dims_ < D) {
+`)
+	c := CrossRefs{Root: dir, Vendored: []string{"mlx/**"}}
+	mustPass(t, c)
+	plant(t, dir, rope, "(Port of ml-explore/mlx", "(Port of the upstream change")
+	mustFind(t, c, "rope.hip:2", "bare issue reference #3704")
+	writeFile(t, dir, rope, "  int x = f(ml-explore/mlx);\n  // PR #3704\n")
+	mustFind(t, c, "rope.hip:2", "bare issue reference #3704")
+}
+
+// TestEngineKernelPortsWavefront: the reference's rules 5 and 6, in the
+// shapes of its check_kernel_port_dispatch_test.sh: a table marked
+// .rocm_any_wave_size = true whose HIP kernel shuffles fails, one whose
+// kernel does not passes; the test seam called from production Rust
+// (src/models/wave.rs) or from C++ fails, from tests/ it passes.
+func TestEngineKernelPortsWavefront(t *testing.T) {
+	c := func(root string) KernelPorts {
+		return KernelPorts{Root: root, Helpers: []string{"**/kernel_port.cpp"}, Exclude: []string{"src/lib/mlx-cpp/patches-*/**"}}
+	}
+	kernels := "src/lib/mlxcel-core/cpp/mlx_cxx_kernels.cpp"
+	mark := func(t *testing.T, hip string) string {
+		dir := copyTree(t, engine)
+		plant(t, dir, kernels, "      .cuda = +[]() -> mlx::core::fast::CustomKernelFunction& { return get_ssm_kernel_cuda().get(true); },\n",
+			"      .cuda = +[]() -> mlx::core::fast::CustomKernelFunction& { return get_ssm_kernel_cuda().get(true); },\n      .rocm_any_wave_size = true,\n")
+		plant(t, dir, kernels, "SsmHolder& get_ssm_kernel() {", "constexpr const char* SSM_HIP_SOURCE = R\"(\n"+hip+"\n)\";\nSsmHolder& get_ssm_kernel() {")
+		return dir
+	}
+	mustPass(t, c(mark(t, "  y[i] = x[i] * 2.0f;")))
+	r := mustFind(t, c(mark(t, "  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor(acc, o, 32);")), "mlx_cxx_kernels.cpp:31", "marks a port table any-wave (.rocm_any_wave_size = true), but the HIP kernel in this file works across lanes")
+	if len(r.Findings) != 1 {
+		t.Errorf("want the mark only, got:\n%s", findingsText(r))
+	}
+
+	dir := copyTree(t, engine)
+	writeFile(t, dir, "src/models/wave.rs", "pub fn pretend_wave32() {\n    mlxcel_core::set_rocm_port_warp_size_for_tests(32);\n}\n")
+	mustFind(t, c(dir), "src/models/wave.rs:2", "calls set_rocm_port_warp_size_for_tests outside a test")
+	dir = copyTree(t, engine)
+	plant(t, dir, "src/lib/mlx-cpp/turbo/kernel_port.cpp", "namespace engine {", "namespace engine {\nstatic int forced = (set_rocm_port_warp_size_for_tests(32), 0);")
+	mustFind(t, c(dir), "kernel_port.cpp:10", "calls set_rocm_port_warp_size_for_tests outside its definition")
+	dir = copyTree(t, engine)
+	writeFile(t, dir, "tests/rocm_wave64_refusal.rs", "#[test]\nfn wave64() {\n    mlxcel_core::set_rocm_port_warp_size_for_tests(64);\n}\n")
+	writeFile(t, dir, "src/lib/mlxcel-core/src/port_tests.rs", "fn t() { crate::set_rocm_port_warp_size_for_tests(64); }\n")
+	writeFile(t, dir, "src/lib/mlxcel-core/src/bridge.rs", "extern \"C++\" {\n    fn set_rocm_port_warp_size_for_tests(warp_size: i32);\n}\n")
+	writeFile(t, dir, "src/lib/mlx-cpp/turbo/gpu_backend.cpp", "void set_rocm_port_warp_size_for_tests(int warp_size) {\n  override_ = warp_size;\n}\n")
+	mustPass(t, c(dir))
+}

@@ -99,7 +99,11 @@ func (c Hygiene) Run(ctx context.Context) Result {
 // bareIssues returns a finding per bare #NNN issue reference in data.
 func bareIssues(file string, data []byte) []Finding {
 	var fs []Finding
-	for i, l := range strings.Split(string(data), "\n") {
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		if i > 0 && qualifiedAbove(lines[i-1], l) {
+			continue
+		}
 		for _, m := range bareIssueRE.FindAllStringSubmatch(l, -1) {
 			fs = append(fs, Finding{File: file, Line: i + 1,
 				Message: fmt.Sprintf("bare issue reference #%s: in a vendored file it points at whichever repository shows it", m[2]),
@@ -107,6 +111,22 @@ func bareIssues(file string, data []byte) []Finding {
 		}
 	}
 	return fs
+}
+
+// Writers wrap a qualified reference across two lines of one comment:
+// "(Port of ml-explore/mlx" then "// PR #3704, ...)". The line above ends
+// with the owner/repo, this one opens with the number (after the comment
+// marker, and a word such as PR or issue), and the reference's tools read it
+// as qualified.
+var (
+	trailingRepoRE = lazyregexp.New(`(?:^|[\s(\[])[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*\s*$`)
+	leadingRefRE   = lazyregexp.New(`^\s*(?://+|/?\*+|#)?\s*(?:(?i:pr|pull request|pull|issue|issues)\s+)?#[1-9][0-9]{0,5}\b`)
+)
+
+// qualifiedAbove reports whether the reference that opens line is
+// qualified by the owner/repo that ends the comment line above it.
+func qualifiedAbove(above, line string) bool {
+	return strings.TrimSpace(above) != "" && trailingRepoRE.MatchString(above) && leadingRefRE.MatchString(line)
 }
 
 // notice checks that NOTICE names every vendored source UPSTREAM lists.

@@ -80,6 +80,10 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 			Fix: "set launches: follow (overlay sources) or initializers (an engine's holders and port tables)"}}, "")
 	}
 	sites, caches, inits := 0, 0, 0
+	declared := map[string]bool{}
+	for _, f := range c.Files {
+		declared[strings.TrimPrefix(f, "./")] = true
+	}
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			return skipped(c.Name(), "stopped: "+ctx.Err().Error())
@@ -98,16 +102,23 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 		} else {
 			n, ffs = checkKernelKeys(display(c.Root, rel), src)
 		}
-		if n > 0 {
+		m, mfs := checkModuleCache(display(c.Root, rel), src)
+		// A file pinned in files: is in scope when the check reads anything
+		// in it: call sites, or the module cache look-ups the JIT-key rule
+		// checks (custom_kernel.cpp defines hip_kernel and calls none).
+		if n > 0 || m > 0 && declared[rel] {
 			scope = append(scope, rel)
 			sites += n
 		}
 		fs = append(fs, ffs...)
-		m, mfs := checkModuleCache(display(c.Root, rel), src)
 		caches += m
 		fs = append(fs, mfs...)
 	}
-	fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
+	// The scope is pinned only where files: or count: pins it; undeclared,
+	// the check reads what it finds.
+	if len(c.Files) > 0 || c.Count > 0 {
+		fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
+	}
 	if c.Launches == "initializers" {
 		return result(c.Name(), fs, fmt.Sprintf("%d template_args initializers in %d files with %d cuda_kernel/hip_kernel call sites, %d module cache look-ups", inits, len(scope), sites, caches))
 	}

@@ -110,3 +110,15 @@ func TestKernelKeysModuleCache(t *testing.T) {
 		t.Errorf("a name keyed on dtypes is reported for dtypes: %s", r.Findings[0].Message)
 	}
 }
+
+// TestKernelKeysPinnedModuleCacheFile: the real fork's custom_kernel.cpp
+// defines hip_kernel and calls none, but holds the module cache look-up the
+// rule checks. Pinned in files: with its count, it is in scope: the one
+// finding is the JIT-key defect, with no "left scope" or count line beside it.
+func TestKernelKeysPinnedModuleCacheFile(t *testing.T) {
+	c := KernelKeys{Root: "testdata/kernelkeys/modulecache", Files: []string{"mlx/backend/rocm/custom_kernel.cpp"}, Count: 1}
+	r := mustFind(t, c, "custom_kernel.cpp:44", "caches the compiled module by name_")
+	if len(r.Findings) != 1 {
+		t.Errorf("want only the JIT-key finding, got:\n%s", findingsText(r))
+	}
+}

@@ -31,10 +31,14 @@ import (
 //  4. every support predicate (`bool x_available(`) reads its table
 //     through has_kernel_port(.
 //
-// And in every Rust source: 5. no gate that enumerates the backends with
+// And in every Rust source: no gate that enumerates the backends with
 // ports (`metal_is_available() || cuda_is_available()`, either order, or
 // `!a && !b`): a gate reads the kernel's own predicate, or
 // gpu_backend_available() for "is there a GPU".
+//
+// The reference's rules 5 and 6, on the ROCm wavefront: a port table marked
+// `.rocm_any_wave_size = true` launches no HIP kernel that works across
+// lanes; set_rocm_port_warp_size_for_tests is called from tests only.
 type KernelPorts struct {
 	// Root is the directory searched, usually the repository.
 	Root string `yaml:"root" required:"true"`
@@ -86,6 +90,13 @@ func (c KernelPorts) Run(ctx context.Context) Result {
 			return skipped(c.Name(), "stopped: "+ctx.Err().Error())
 		}
 		isCpp := matchAny(launchers, rel) && !matchAny(c.Helpers, rel)
+		if matchAny(c.Helpers, rel) && !matchAny(c.Exclude, rel) {
+			// The helpers may test the backend, but not call the test seam.
+			file := display(c.Root, rel)
+			if src, err := os.ReadFile(file); err == nil {
+				fs = append(fs, seamCalls(file, rel, blankCpp(src, true), false)...)
+			}
+		}
 		isRust := matchAny(rust, rel)
 		if (!isCpp && !isRust) || matchAny(c.Exclude, rel) {
 			continue
@@ -99,9 +110,11 @@ func (c KernelPorts) Run(ctx context.Context) Result {
 		if isRust {
 			nRust++
 			fs = append(fs, rustGates(file, src)...)
+			fs = append(fs, seamCalls(file, rel, blankRustComments(src), true)...)
 			continue
 		}
 		code := blankCpp(src, true)
+		fs = append(fs, seamCalls(file, rel, code, false)...)
 		if len(factoryCalls(tokenize(code))) == 0 && !launchRE.Match(code) {
 			continue
 		}
@@ -109,6 +122,7 @@ func (c KernelPorts) Run(ctx context.Context) Result {
 		ffs, preds := portDispatch(file, src, code)
 		nPredicates += preds
 		fs = append(fs, ffs...)
+		fs = append(fs, anyWavePorts(file, src, code)...)
 	}
 	sortFindings(fs)
 	return result(c.Name(), fs, fmt.Sprintf("%d launcher files (%d support predicates), %d Rust files", nLaunchers, nPredicates, nRust))

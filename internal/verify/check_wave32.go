@@ -9,21 +9,24 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
-// Wave32 checks ROCm kernel sources for the wavefront size (check 5). AMD
-// GPUs run 32 lanes (RDNA, gfx10-12) or 64 (CDNA, gfx90a, gfx942), and a
-// source is one of two kinds:
+// Wave32 checks ROCm kernel sources for the wavefront size (check 5), by the
+// reference's rule (lablup/mlxcel#1814, #2179). AMD GPUs run 32 lanes (RDNA,
+// gfx10-12) or 64 (CDNA, gfx90a, gfx942), and a source is one of two kinds:
 //
 //   - A port that assumes 32 lanes says so with an #error guard on the
 //     wavefront macro. Its guard must test both spellings clang has used,
 //     `__AMDGCN_WAVEFRONT_SIZE__` and `__AMDGCN_WAVEFRONT_SIZE` (clang 15,
-//     ROCm 5.x, defines only the latter), or it stops nothing there.
-//   - Code with no guard is written for any wave size and must build for
-//     wave64 too. Its shuffles must pass an explicit width: without one the
-//     width is warpSize, so a reduction written for a width the code chose
-//     (WARP_SIZE, or a 32-lane tile) reads lanes of the other half on a
-//     64-lane wavefront, or whatever a compiler without the macro makes of
-//     it. Guarding such code would be wrong: it would refuse a wave64 build
-//     that is meant to work.
+//     ROCm 5.x, defines only the latter), with #error (a #warning stops
+//     nothing), and each shuffle passes an explicit width of 32.
+//   - Code with no guard is written for any wave size. A shuffle without a
+//     width uses the device's warpSize, which is right when the code is
+//     written for the device's width: its lane loops run over WARP_SIZE
+//     (the wavefront macro), warpSize or the macro itself, or stay inside a
+//     32-lane block (offsets of 16 or less, read in the block's lanes). It is
+//     wrong when the code is written for a width the device may not have: an
+//     offset or loop start of 32 or more, which on a 32-lane wavefront reads
+//     past the last lane. Where the code says nothing (an offset passed in),
+//     the shuffle is not called wrong.
 //
 // Each file's code is one unit, and so is each string literal (or run of
 // adjacent literals) that uses lanes: JIT kernel text, such as a raw string
@@ -115,6 +118,15 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 		fs = append(fs, ffs...)
 	}
 	check(blankCpp(src, true), false)
+	for _, u := range hipLaneUnits(src) {
+		check(blankCpp(u, true), true)
+	}
+	return fs, st
+}
+
+// hipLaneUnits are the string literals of src (runs of adjacent literals)
+// that hold AMD kernel code using lanes, each with the file's offsets.
+func hipLaneUnits(src []byte) [][]byte {
 	keep := func(u []byte, start int) bool {
 		// A CUDA or Metal kernel in the same file (a launcher with several
 		// ports) is not compiled for an AMD wavefront.
@@ -124,10 +136,7 @@ func checkWave32(file string, src []byte) ([]Finding, wave32Stats) {
 		return firstLaneUse(strings.Split(string(u), "\n")) > 0
 	}
 	mayUseLanes := func(contents []byte) bool { return laneOpRE.Match(contents) || warpArithRE.Match(contents) }
-	for _, u := range stringUnits(src, mayUseLanes, keep) {
-		check(blankCpp(u, true), true)
-	}
-	return fs, st
+	return stringUnits(src, mayUseLanes, keep)
 }
 
 // checkWave32Unit checks one unit of code (comments and strings blanked):
@@ -144,7 +153,17 @@ func checkWave32Unit(file string, code []byte, jit bool) (fs []Finding, uses, gu
 	if jit {
 		what = "this JIT kernel"
 	}
-	macros := guardedMacros(lines)
+	macros, warned := guardedMacros(lines)
+	starts := lineStarts(code)
+	toks := tokenize(code)
+	if len(macros) == 0 && warned > 0 {
+		fs = append(fs, Finding{File: file, Line: warned,
+			Message: fmt.Sprintf("%s guards its wavefront size with #warning, which lets a wave64 build through", what),
+			Fix:     "make the guard #error, on both __AMDGCN_WAVEFRONT_SIZE__ and __AMDGCN_WAVEFRONT_SIZE"})
+		for _, m := range WavefrontMacros {
+			macros[m] = true // the guard's spellings are not the finding
+		}
+	}
 	if len(macros) > 0 {
 		for _, m := range WavefrontMacros {
 			if !macros[m] {
@@ -153,24 +172,64 @@ func checkWave32Unit(file string, code []byte, jit bool) (fs []Finding, uses, gu
 					Fix:     fmt.Sprintf("add beside the guard: #if defined(%s) && %s != 32 / #error \"wave32 only\" / #endif", m, m)})
 			}
 		}
+		forEachShuffle(toks, func(i int, name string, args [][2]int, base int) {
+			width := ""
+			if len(args) > base {
+				width = joinToks(toks, args[base])
+			}
+			if width == "32" || width != "" && constValue(toks, width) == 32 {
+				return
+			}
+			msg := fmt.Sprintf("%s without a width in %s, which is guarded as wave32: the reference's rule is an explicit width of 32", name, what)
+			if width != "" {
+				msg = fmt.Sprintf("%s passes width %s in %s, which is guarded as wave32: the reference's rule is an explicit width of 32", name, width, what)
+			}
+			fs = append(fs, Finding{File: file, Line: lineAt(starts, toks[i].off), Message: msg,
+				Fix: fmt.Sprintf("pass 32 as the last argument: %s(..., 32)", name)})
+		})
 		return fs, true, true
 	}
-	starts := lineStarts(code)
-	toks := tokenize(code)
+	loops := laneLoops(toks)
+	forEachShuffle(toks, func(i int, name string, args [][2]int, base int) {
+		if len(args) != base {
+			return
+		}
+		written, why := writtenFor(toks, args[base-1], loops)
+		if written < 32 { // deviceWidth, unknown, or inside a 32-lane block
+			return
+		}
+		fs = append(fs, Finding{File: file, Line: lineAt(starts, toks[i].off),
+			Message: fmt.Sprintf("%s without a width in %s, written for any wave size (no wave32 guard), but %s: the width defaults to the device's warpSize, 32 on RDNA, so lanes past the 32nd are read as the shuffle's own", name, what, why),
+			Fix:     fmt.Sprintf("pass the width the code is written for as the last argument (%s(..., WARP_SIZE)), or guard the file as wave64-only with #error", name)})
+	})
+	return fs, true, false
+}
+
+// forEachShuffle calls f for each HIP shuffle call in toks with its
+// arguments and the number it takes without the optional width.
+func forEachShuffle(toks []token, f func(i int, name string, args [][2]int, base int)) {
 	for i := 0; i+1 < len(toks); i++ {
 		base, ok := shuffleArgs[toks[i].text]
 		if !ok || toks[i+1].text != "(" || (i > 0 && (toks[i-1].text == "." || toks[i-1].text == "->" || isDeclarationLead(toks[i-1]))) {
 			continue
 		}
 		end := matching(toks, i+1)
-		if end < 0 || len(splitArgs(toks, i+1, end)) != base {
+		if end < 0 {
 			continue
 		}
-		fs = append(fs, Finding{File: file, Line: lineAt(starts, toks[i].off),
-			Message: fmt.Sprintf("%s without a width in %s, written for any wave size (no wave32 guard): the width defaults to the device's warpSize (64 on gfx90a/gfx942), not to the lane count the code chose, so a 32-lane tile or a WARP_SIZE other than the device's reads lanes of the wrong half", toks[i].text, what),
-			Fix:     fmt.Sprintf("pass the width as the last argument, e.g. %s(..., WARP_SIZE) or 32 for a 32-lane tile; or, if the code is wave32 only, add an #error guard on both wavefront macros", toks[i].text)})
+		if args := splitArgs(toks, i+1, end); len(args) >= base {
+			f(i, toks[i].text, args, base)
+		}
 	}
-	return fs, true, false
+}
+
+// joinToks is the text of the tokens in [r[0], r[1]).
+func joinToks(toks []token, r [2]int) string {
+	var b strings.Builder
+	for _, t := range toks[r[0]:r[1]] {
+		b.WriteString(t.text)
+	}
+	return b.String()
 }
 
 // firstLaneUse returns the 1-based line of the first cross-lane operation
@@ -199,8 +258,10 @@ func guardLine(lines []string) int {
 }
 
 // guardedMacros returns the wavefront macros tested by an #if or #elif whose
-// own branch holds an #error.
-func guardedMacros(lines []string) map[string]bool {
+// own branch holds an #error, and the line of the first #warning in such a
+// branch (0 when none), a guard that stops nothing.
+func guardedMacros(lines []string) (map[string]bool, int) {
+	warned := 0
 	type cond struct{ macros []string }
 	guarded := map[string]bool{}
 	var stack []*cond // one entry per open #if; its current branch's condition
@@ -230,6 +291,12 @@ func guardedMacros(lines []string) map[string]bool {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
+		case "warning":
+			for _, c := range stack {
+				if len(c.macros) > 0 && warned == 0 {
+					warned = i + 1
+				}
+			}
 		case "error":
 			// Any enclosing condition that tests a macro guards it: an
 			// #ifdef around an #if ... != 32 counts as well as one line.
@@ -240,7 +307,7 @@ func guardedMacros(lines []string) map[string]bool {
 			}
 		}
 	}
-	return guarded
+	return guarded, warned
 }
 
 // macrosIn returns the wavefront macros a condition compares with a lane

@@ -44,6 +44,8 @@ func FuzzSourceChecks(f *testing.F) {
 		"testdata/kernelkeys/clean/mlx/backend/cuda/rope_kernel.cpp",
 		"testdata/wave32/clean/device/lane_mask.hip",
 		"testdata/wave32/clean/jit_kernels.cpp",
+		"testdata/wave32/clean/device/warp_reduce.hip",
+		"testdata/wave32/clean/device/any_wave.hip",
 		"testdata/kernelkeys/modulecache/mlx/backend/rocm/custom_kernel.cpp",
 		"testdata/engine/clean/src/lib/mlx-cpp/turbo/fused_norm.cpp",
 		"testdata/engine/clean/src/lib/mlxcel-core/cpp/mlx_cxx_kernels.cpp",

@@ -24,6 +24,7 @@ type checkOptions struct {
 	Overlay   string       // absolute
 	fork      configs.Fork // Git resolved; Dirs are the backend directories
 	upstream  string       // MLX's repository, for the pin; "" looks for the pin in the fork's
+	pin       string       // the project's MLX pin, which UPSTREAM's retargeted_to_mlx_pin must be
 	write     bool         // rewrite CORE_RESIDUAL.diff (keeping its notes) instead of failing on a changed residual
 }
 
@@ -33,6 +34,7 @@ type finding struct {
 	line    int
 	message string
 	fix     string
+	detail  string // lines shown under the finding: the residual's differing hunks
 }
 
 // residualFile is one core file whose content is not "pin + fork delta".
@@ -76,7 +78,7 @@ func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 	if err != nil {
 		return nil, fail.Configf("%s: %v; an overlay vendored from a fork keeps UPSTREAM with commit:, fork_upstream_merge_base: and retargeted_to_mlx_pin:", upFile, errors.Unwrap(err))
 	}
-	up, _ := records.ParseUpstream(upData)
+	up, _ := records.ParseUpstream(upData) // its problems are the gate's findings
 	rep := &checkReport{}
 	for _, k := range []struct {
 		key string
@@ -92,10 +94,6 @@ func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 	fixesData, err := os.ReadFile(fixesFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("forksync: reading %s: %w", fixesFile, err)
-	}
-	lf, probs := records.ParseLocalFixes(fixesData)
-	for _, p := range append(probs, lf.Numbering()...) {
-		rep.add(fixesFile, p.Line, p.Message, p.Fix)
 	}
 	layout, err := records.ReadLayout(o.Overlay, o.fork.Dirs, nil)
 	if err != nil {
@@ -134,8 +132,11 @@ func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 	if err := rep.compare(ctx, m, layout, fresh, resFile, o.write); err != nil {
 		return nil, err
 	}
-	for _, p := range append(records.CheckReadme(layout), records.CheckResidual(layout, up, lf)...) {
-		if p.File == resFile && rep.residualChanged && !o.write {
+	// The offline half is the records gate, the same verdict as verify's
+	// records check; it runs last, so that it reads a residual -write wrote.
+	gate, _ := records.Gate{Overlay: o.Overlay, Pin: o.pin, BackendDirs: o.fork.Dirs}.Check()
+	for _, p := range gate {
+		if p.File == resFile && rep.residualChanged && !o.write && p.Message != records.ResidualName+": missing" {
 			continue // said once, as "the residual changed"
 		}
 		rep.add(p.File, p.Line, p.Message, p.Fix)
@@ -268,7 +269,8 @@ func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout,
 		return fmt.Errorf("forksync: reading %s: %w", resFile, err)
 	}
 	if errors.Is(err, os.ErrNotExist) && len(fresh) == 0 && !write {
-		r.notes = append(r.notes, fmt.Sprintf("every core file is pin + fork delta; there is no %s, and none is needed", records.ResidualName))
+		// The gate still asks for the record when there are core files.
+		r.notes = append(r.notes, "every core file is pin + fork delta")
 		return nil
 	}
 	old, _ := records.ParseResidual(data)
@@ -277,28 +279,34 @@ func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout,
 	}
 	// A recorded patch still holds when it turns the reconstruction into
 	// the overlay's file; only then does the recorded text need no change.
-	var changed []string
+	type change struct{ what, hunks string }
+	var changed []change
 	for _, rf := range r.residuals {
 		p, ok := old.Patch(rf.path)
-		if !ok {
-			changed = append(changed, rf.path+" (new residual)")
-			continue
-		}
 		f := fresh[rf.path]
-		if !m.applies(ctx, p.Text, f.recon, f.own, rf.path) {
-			changed = append(changed, rf.path+" (residual differs)")
+		switch {
+		case !ok:
+			changed = append(changed, change{rf.path + " (new residual)", f.patch})
+		case !m.applies(ctx, p.Text, f.recon, f.own, rf.path):
+			// What the reference prints: the recorded patch against the
+			// one the files give now, so the reviewer sees the hunk.
+			d, err := m.unifiedDiff(ctx, []byte(p.Text), []byte(f.patch), rf.path)
+			if err != nil {
+				return err
+			}
+			changed = append(changed, change{rf.path + " (residual differs)", relabel(d, rf.path)})
 		}
 	}
 	for _, p := range old.Patches {
 		if _, ok := fresh[p.Path]; !ok {
-			changed = append(changed, p.Path+" (no residual any more)")
+			changed = append(changed, change{p.Path + " (no residual any more)", ""})
 		}
 	}
 	r.residualChanged = len(changed) > 0
 	if !write {
 		for _, c := range changed {
-			r.add(resFile, 0, "the core residual changed: "+c,
-				"review it (overlay:checkRecords lists it; git diff the file after -write), note it in LOCAL_FIXES.md, then run overlay:checkRecords -write")
+			r.Findings = append(r.Findings, finding{file: resFile, message: "the core residual changed: " + c.what, detail: c.hunks,
+				fix: "review it (the hunks below; git diff the file after -write), note it in LOCAL_FIXES.md, then run overlay:checkRecords -write"})
 		}
 		return nil
 	}
@@ -352,10 +360,20 @@ func (r *checkReport) Render(w io.Writer) {
 			loc = fmt.Sprintf("%s:%d", f.file, f.line)
 		}
 		fmt.Fprintf(w, "%s: %s; %s\n", loc, f.message, f.fix)
+		for l := range strings.Lines(f.detail) {
+			fmt.Fprintf(w, "    %s", l)
+		}
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "records agree with the overlay, the fork and the pin\n")
 	}
+}
+
+// relabel names the two sides of a diff between residual patches of path
+// as the recorded one and the one the files give now.
+func relabel(diff, path string) string {
+	diff = strings.Replace(diff, "--- a/"+path+"\n", "--- "+records.ResidualName+" (recorded) "+path+"\n", 1)
+	return strings.Replace(diff, "+++ b/"+path+"\n", "+++ "+records.ResidualName+" (now) "+path+"\n", 1)
 }
 
 // sha is the SHA-256 of data in hex, as records.Layout hashes files.

@@ -87,7 +87,7 @@ func newRefFixture(t *testing.T) *refFixture {
 	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), refFixes)
 	testutil.WriteFile(t, filepath.Join(ov, "README.md"), "- `mlx/backend/rocm/**`: the ROCm backend (4 files).\n"+
 		"- 3 MLX core files (`CMakeLists.txt`, `mlx/{ops,io/safetensors}.cpp`).\n")
-	f.opts = checkOptions{cacheRoot: f.cache, Overlay: ov, fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}}, upstream: f.mlx.dir}
+	f.opts = checkOptions{cacheRoot: f.cache, Overlay: ov, fork: configs.Fork{Git: f.fork.dir, Dirs: []string{rocm}}, upstream: f.mlx.dir, pin: f.p1}
 	return f
 }
 
@@ -128,9 +128,11 @@ func findingsOf(rep *checkReport) string {
 
 func TestCheckRecordsReferenceShape(t *testing.T) {
 	f := newRefFixture(t)
-	// Before the residual is written, the new residual is the one finding.
+	// Before the residual is written, the new residual, and the record
+	// missing, are the findings (the reference's records fail on the second).
 	rep := f.check(t, false)
-	if got := findingsOf(rep); len(rep.Findings) != 1 || !strings.Contains(got, "the core residual changed: mlx/io/safetensors.cpp (new residual)") {
+	if got := findingsOf(rep); len(rep.Findings) != 2 || !strings.Contains(got, "the core residual changed: mlx/io/safetensors.cpp (new residual)") ||
+		!strings.Contains(got, "CORE_RESIDUAL.diff: missing") {
 		t.Fatalf("findings before -write:\n%s", got)
 	}
 	f.noted(t)
@@ -180,6 +182,16 @@ func TestCheckRecordsReferenceShape(t *testing.T) {
 		{"overlay drops an upstream change", func(t *testing.T) {
 			testutil.WriteFile(t, filepath.Join(f.overlay, "mlx", "ops.cpp"), lines("ops", 30, map[int]string{10: "ops fork hook"}))
 		}, "the core residual changed: mlx/ops.cpp (new residual)", 1},
+		// The records gate, the same verdict as verify's records check.
+		{"README removed", func(t *testing.T) {
+			os.Remove(filepath.Join(f.overlay, "README.md"))
+		}, "README.md: missing", 1},
+		{"residual removed while a core file carries a local fix", func(t *testing.T) {
+			os.Remove(filepath.Join(f.overlay, "CORE_RESIDUAL.diff"))
+		}, "CORE_RESIDUAL.diff: missing", 2},
+		{"UPSTREAM line without a colon", func(t *testing.T) {
+			testutil.WriteFile(t, filepath.Join(f.overlay, "UPSTREAM"), readFile(t, filepath.Join(f.overlay, "UPSTREAM"))+"copied by hand\n")
+		}, `"copied by hand" is not a ` + "`key: value`" + ` line`, 1},
 		{"README count", func(t *testing.T) {
 			testutil.WriteFile(t, filepath.Join(f.overlay, "README.md"), strings.Replace(readFile(t, filepath.Join(f.overlay, "README.md")), "(4 files)", "(106 files)", 1))
 		}, "says mlx/backend/rocm/** has 106 files; the overlay has 4", 1},
@@ -203,6 +215,41 @@ func TestCheckRecordsReferenceShape(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckRecordsGateAccepts: what the reference's records accept,
+// checkRecords accepts: .DS_Store files at the root and inside mlx/ are
+// neither core files nor findings, and UPSTREAM needs no license line. A
+// project pin other than retargeted_to_mlx_pin fails, and a residual that
+// differs shows its hunk.
+func TestCheckRecordsGateAccepts(t *testing.T) {
+	f := newRefFixture(t)
+	f.noted(t)
+	testutil.WriteFile(t, filepath.Join(f.overlay, ".DS_Store"), "\x00\x00\x00\x01Bud1")
+	testutil.WriteFile(t, filepath.Join(f.overlay, "mlx", ".DS_Store"), "\x00\x00\x00\x01Bud1")
+	testutil.WriteFile(t, filepath.Join(f.overlay, rocm, ".DS_Store"), "\x00\x00\x00\x01Bud1")
+	up := filepath.Join(f.overlay, "UPSTREAM")
+	testutil.WriteFile(t, up, strings.Replace(readFile(t, up), "license: MIT\n", "", 1))
+	rep := f.check(t, false)
+	if len(rep.Findings) != 0 || rep.core != 3 || rep.backendFiles != 4 {
+		t.Fatalf("%d core, %d backend files, findings:\n%s", rep.core, rep.backendFiles, findingsOf(rep))
+	}
+
+	o := f.opts
+	o.pin = f.b0
+	if rep, err := CheckRecords(context.Background(), o); err != nil || !strings.Contains(findingsOf(rep), "retargeted_to_mlx_pin "+f.p1+" is not the project's pin "+f.b0) {
+		t.Fatalf("a project pin other than UPSTREAM's passes: %v\n%s", err, findingsOf(rep))
+	}
+
+	testutil.WriteFile(t, filepath.Join(f.overlay, "mlx", "io", "safetensors.cpp"), lines("st", 30, map[int]string{15: "st local tweak"}))
+	rep = f.check(t, false)
+	var out strings.Builder
+	rep.Render(&out)
+	for _, s := range []string{"(residual differs)", "--- CORE_RESIDUAL.diff (recorded) mlx/io/safetensors.cpp", "+++ CORE_RESIDUAL.diff (now) mlx/io/safetensors.cpp", "+-st upstream guard"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the report of a residual that dropped an upstream line lacks %q:\n%s", s, out.String())
+		}
 	}
 }
 

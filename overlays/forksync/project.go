@@ -91,5 +91,5 @@ func CheckOptionsFor(cfg *configs.Config, backend string, write bool) (string, c
 	if ov == "" {
 		return "", checkOptions{}, fail.Configf("backends.%s in %s has a fork but no overlay:; add the overlay directory the fork is vendored into", name, cfg.Project.File)
 	}
-	return name, checkOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, fork: fork, upstream: upstreamRepo(cfg.Project), write: write}, nil
+	return name, checkOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, fork: fork, upstream: upstreamRepo(cfg.Project), pin: cfg.Project.Source.Pin, write: write}, nil
 }

@@ -168,8 +168,14 @@ func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 	if err := p.dirs(ctx, repo, o.Fork.Dirs); err != nil {
 		return nil, err
 	}
+	p.first = p.vendoring(ctx, repo)
 	if err := p.core(ctx, repo, o.Fork.Core); err != nil {
 		return nil, err
+	}
+	if p.first {
+		if err := p.vendorCore(ctx, repo, o, up); err != nil {
+			return nil, err
+		}
 	}
 	var set [][2]string
 	if res.to != from.Value {
@@ -213,6 +219,7 @@ type syncPlan struct {
 	write  files
 	remove []string
 	m      *merger
+	first  bool // the overlay holds nothing of the fork yet (see vendoring)
 }
 
 // dirs carries the fork's change to its backend directories.
@@ -302,6 +309,8 @@ func (p *syncPlan) core(ctx context.Context, repo *repo, core []string) error {
 		switch {
 		case inOld && inTheirs && bytes.Equal(c.data, t.data) && c.exec == t.exec:
 			// The fork did not touch it since the overlay's commit.
+		case !inOurs && p.first:
+			// vendorCore brings it.
 		case !inOurs:
 			p.res.notes = append(p.res.notes, fmt.Sprintf("core file %s (fork.core) is not in the overlay; copy it in, retargeted to the pin, if the build needs the fork's change", path))
 		case !inTheirs:

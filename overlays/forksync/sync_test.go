@@ -288,3 +288,64 @@ func TestForkBackendChoice(t *testing.T) {
 		t.Errorf("ForkBackend(cuda) = %s %+v %v", n, fk, err)
 	}
 }
+
+// TestSyncIntoRecordsOnlyOverlay is the reference's first vendoring: an
+// overlay that holds only its records, UPSTREAM's commit at the fork's merge
+// base, synced to the fork. Like the reference's sync it brings the whole
+// overlay: every backend file and every MLX file the fork changes (the
+// top-level CMakeLists.txt, a core file), byte for byte as the fork has them
+// (the pin is the merge base, so pin + fork delta is the fork's file), but
+// not the hook LOCAL_FIXES.md lists as dropped.
+func TestSyncIntoRecordsOnlyOverlay(t *testing.T) {
+	root := t.TempDir()
+	mlx := newRepo(t, filepath.Join(root, "mlx"))
+	b0 := mlx.commit("mlx", map[string]string{
+		"CMakeLists.txt":                      "project(mlx)\n",
+		avail:                                 lines("avail", 30, nil),
+		"mlx/backend/metal/custom_kernel.cpp": lines("mck", 5, nil),
+		"mlx/ops.cpp":                         lines("ops", 10, nil),
+	})
+	fork := mlx.clone(filepath.Join(root, "fork"))
+	fork.git("checkout", "--quiet", "-b", "rocm-support")
+	c0 := fork.commit("rocm backend", map[string]string{
+		rocm + "/CMakeLists.txt":              "add_library(rocm a.hip)\n",
+		rocm + "/a.hip":                       lines("a", 40, nil),
+		rocm + "/device/utils.hpp":            lines("u", 12, nil),
+		"CMakeLists.txt":                      "project(mlx)\noption(MLX_BUILD_ROCM \"\" OFF)\n",
+		avail:                                 lines("avail", 30, map[int]string{5: "avail rocm hook"}),
+		"mlx/backend/metal/custom_kernel.cpp": lines("mck", 5, map[int]string{2: "mck fork change"}),
+	})
+	ov := filepath.Join(root, "proj", "patches-rocm")
+	upText := "source: " + fork.dir + "\nbranch: rocm-support\ncommit: " + b0 + "\nfork_upstream_merge_base: " + b0 + "\nretargeted_to_mlx_pin: " + b0 + "\n"
+	testutil.WriteFile(t, filepath.Join(ov, "UPSTREAM"), upText)
+	testutil.WriteFile(t, filepath.Join(ov, "README.md"), "- `mlx/backend/rocm/**`: the ROCm backend (3 files).\n- 2 MLX core files (`CMakeLists.txt`, `mlx/backend/gpu/available.cpp`).\n")
+	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local changes\n\n## Retarget onto the MLX pin\n\n1. **Nothing yet.** Retarget-only.\n\n"+
+		"## Dropped from the vendored set\n\n- `mlx/backend/metal/custom_kernel.cpp` from the fork is not carried.\n")
+
+	o := syncOptions{CacheRoot: filepath.Join(root, "cache"), Overlay: ov, Fork: configs.Fork{Git: fork.dir, Dirs: []string{rocm}}, Upstream: mlx.dir, Commit: c0}
+	res, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CMakeLists.txt", avail, rocm + "/CMakeLists.txt", rocm + "/a.hip", rocm + "/device/utils.hpp"}
+	if got := strings.Join(res.added, ","); got != strings.Join(want, ",") {
+		t.Errorf("added %s, want %s (notes %v)", got, strings.Join(want, ","), res.notes)
+	}
+	for _, p := range want {
+		if got, fork := readFile(t, filepath.Join(ov, filepath.FromSlash(p))), fork.git("show", c0+":"+p); got != fork+"\n" && got != fork {
+			t.Errorf("%s is not the fork's file byte for byte:\n%s", p, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ov, "mlx", "backend", "metal", "custom_kernel.cpp")); err == nil {
+		t.Error("the hook LOCAL_FIXES.md lists as dropped was brought")
+	}
+	if !strings.Contains(readFile(t, filepath.Join(ov, "UPSTREAM")), "commit: "+c0+"\n") {
+		t.Errorf("UPSTREAM not moved to %s:\n%s", c0, readFile(t, filepath.Join(ov, "UPSTREAM")))
+	}
+	// A second sync to the same commit changes nothing.
+	before := snap(t, ov)
+	if res, err := Sync(context.Background(), o); err != nil || res.changed() {
+		t.Fatalf("second sync: %+v %v", res, err)
+	}
+	sameSnap(t, snap(t, ov), before)
+}

@@ -26,12 +26,13 @@ var (
 	itemRefRE   = lazyregexp.New(`(?i)\b(?:items?|entry|entries)\s+(\d+)`)
 )
 
-// CheckReadme checks what README.md says about the overlay's size: each
+// checkReadme checks what README.md says about the overlay's size: each
 // "`DIR/**` ... (N files)" against the files under DIR, "N MLX core files"
 // against the core files, and that every core file is listed (by file name
-// or stem, as the README's brace lists write them). A README without such
-// statements has nothing to disagree with.
-func CheckReadme(l *Layout) []fileProblem {
+// or stem, as the README's brace lists write them). As in the reference, the
+// statements are required: one for each backend directory and one for the
+// core files.
+func checkReadme(l *Layout) []fileProblem {
 	file := filepath.Join(l.Root, readmeName)
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -42,8 +43,10 @@ func CheckReadme(l *Layout) []fileProblem {
 		out = append(out, fileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
 	}
 	text := string(data)
+	stated := map[string]bool{}
 	for _, m := range dirCountRE.FindAllStringSubmatchIndex(text, -1) {
 		dir, said := text[m[2]:m[3]], text[m[4]:m[5]]
+		stated[dir] = true
 		n := 0
 		for p := range l.Hashes {
 			if strings.HasPrefix(p, dir+"/") {
@@ -55,8 +58,24 @@ func CheckReadme(l *Layout) []fileProblem {
 				fmt.Sprintf("write (%d files), or restore the files the count expects", n))
 		}
 	}
+	for _, d := range l.BackendDirs {
+		if !stated[d] {
+			n := 0
+			for p := range l.Hashes {
+				if strings.HasPrefix(p, d+"/") {
+					n++
+				}
+			}
+			add(0, fmt.Sprintf("has no statement of %s's file count", d),
+				fmt.Sprintf("add a line such as \"- `%s/**`: the backend (%d files).\"", d, n))
+		}
+	}
 	core := l.Core()
-	if m := coreCountRE.FindStringSubmatchIndex(text); m != nil {
+	m := coreCountRE.FindStringSubmatchIndex(text)
+	if m == nil {
+		add(0, "has no 'N MLX core files' statement", fmt.Sprintf("add \"%d MLX core files (...)\" listing each", len(core)))
+	}
+	if m != nil {
 		if said, _ := strconv.Atoi(text[m[2]:m[3]]); said != len(core) {
 			add(lineAt(text, m[0]), fmt.Sprintf("says %d MLX core files; the overlay has %d", said, len(core)),
 				fmt.Sprintf("write %d MLX core files and list each, or restore the core files the README lists", len(core)))
@@ -72,14 +91,14 @@ func CheckReadme(l *Layout) []fileProblem {
 	return out
 }
 
-// CheckResidual checks CORE_RESIDUAL.diff against UPSTREAM, the core files
+// checkResidual checks CORE_RESIDUAL.diff against UPSTREAM, the core files
 // and LOCAL_FIXES.md, offline: it was computed for UPSTREAM's commits and for
 // the core files as they are now (their hashes), it hashes exactly the core
 // files, has patches only for core files, and every patch carries a note
 // that names a LOCAL_FIXES.md item (a note "item N" must name an item that
 // exists). It does not recompute the residual: overlay:checkRecords does.
 // An overlay without the file has no residual record to check.
-func CheckResidual(l *Layout, up Upstream, lf localFixes) []fileProblem {
+func checkResidual(l *Layout, up Upstream, lf localFixes) []fileProblem {
 	file := filepath.Join(l.Root, ResidualName)
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -40,8 +40,8 @@
 // from the rest, Layout.Mentions whether the text names an overlay file.
 //
 // CORE_RESIDUAL.diff (ParseResidual) records what the core files carry
-// beyond "MLX pin + the fork's change"; CheckReadme and CheckResidual are
-// the offline checks of the README's counts and of that record.
+// beyond "MLX pin + the fork's change"; Gate is the offline check of all
+// the records together, the one verdict every command that asks gives.
 //
 // It is mlxbuild's own API, not supported for parent repositories: a
 // parent's magefile imports targets, and reads a build's link plan with

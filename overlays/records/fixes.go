@@ -72,7 +72,7 @@ type pathRef struct {
 type Item struct {
 	Number     int
 	Title      string // the bold title without its final period
-	Line       int    // line of the `N. **Title.**` heading
+	line       int    // line of the `N. **Title.**` heading
 	endLine    int    // last line of the item's body
 	Paths      []pathRef
 	Status     Status
@@ -149,7 +149,7 @@ func ParseLocalFixes(data []byte) (localFixes, []Problem) {
 					Fix:     "number the items 1, 2, 3, ..."})
 				num = 0
 			}
-			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), Line: n, section: section}
+			cur = &Item{Number: num, Title: strings.TrimSuffix(strings.TrimSpace(m[2]), "."), line: n, section: section}
 			addPaths(cur, line[len(m[0]):], n)
 			prose.WriteString(line[len(m[0]):])
 			continue
@@ -251,12 +251,12 @@ func (lf localFixes) Numbering() []Problem {
 			continue // already reported by the parser
 		}
 		if at, dup := first[it.Number]; dup {
-			probs = append(probs, Problem{Line: it.Line,
+			probs = append(probs, Problem{Line: it.line,
 				Message: fmt.Sprintf("item %d appears again (first at line %d)", it.Number, at),
 				Fix:     "give each item its own number; renumber so items run 1..N"})
 			continue
 		}
-		first[it.Number] = it.Line
+		first[it.Number] = it.line
 		if it.Number > max {
 			max = it.Number
 		}

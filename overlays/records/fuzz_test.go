@@ -43,13 +43,13 @@ func FuzzParseLocalFixes(f *testing.F) {
 		nlines := len(splitLines(data))
 		prevEnd := 0
 		for _, it := range lf.Items {
-			if it.Line <= prevEnd || it.endLine < it.Line || it.endLine > nlines {
+			if it.line <= prevEnd || it.endLine < it.line || it.endLine > nlines {
 				t.Fatalf("item %+v overlaps the previous one (ended %d) or leaves lines 1..%d", it, prevEnd, nlines)
 			}
 			prevEnd = it.endLine
 			for _, p := range it.Paths {
-				if p.line < it.Line || p.line > it.endLine || !isPathLike(p.Path) {
-					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.Line, it.endLine)
+				if p.line < it.line || p.line > it.endLine || !isPathLike(p.Path) {
+					t.Fatalf("path %+v outside item %d (lines %d..%d) or not path-like", p, it.Number, it.line, it.endLine)
 				}
 			}
 			if (it.Status == StatusProposed) != (it.Link != "") {
@@ -97,6 +97,20 @@ func FuzzParseResidual(f *testing.F) {
 		again, _ := ParseResidual(r.Render())
 		if len(again.Patches) != len(r.Patches) {
 			t.Fatalf("render and parse: %d patches, had %d", len(again.Patches), len(r.Patches))
+		}
+	})
+}
+
+// FuzzDropped: Dropped never panics, and every path it returns is a
+// backtick span of the input that looks like a path.
+func FuzzDropped(f *testing.F) {
+	f.Add([]byte("## Dropped from the vendored set\n\n- `mlx/backend/metal/custom_kernel.cpp` and `mlx/backend/cuda/custom_kernel.cpp` are not carried.\n"))
+	f.Add([]byte("## Fixes\n1. **X.** `a.cpp`\n### Not carried\n`b.h`\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, p := range Dropped(data) {
+			if !isPathLike(p) || !strings.Contains(string(data), p) {
+				t.Fatalf("Dropped returned %q", p)
+			}
 		}
 	})
 }

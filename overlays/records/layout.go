@@ -2,6 +2,7 @@ package records
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +21,11 @@ const (
 // allNames are every records file an overlay vendored from a fork keeps at
 // its root, as the reference's overlay has them: none is ever copied.
 var allNames = []string{readmeName, UpstreamName, LocalFixesName, ResidualName}
+
+// ignoredName is the file a desktop drops into every directory it shows
+// (Finder's .DS_Store): neither an overlay file nor a record, so the records
+// never count it, as the reference's do not.
+const ignoredName = ".DS_Store"
 
 // Layout is an overlay's files split the way its records describe them:
 // backend files (under one of BackendDirs, the directories vendored whole
@@ -42,6 +48,11 @@ func ReadLayout(root string, backendDirs, recs []string) (*Layout, error) {
 	hashes, err := overlays.OverlayFiles(root, recs)
 	if err != nil {
 		return nil, err
+	}
+	for p := range hashes {
+		if path.Base(p) == ignoredName {
+			delete(hashes, p)
+		}
 	}
 	l := &Layout{Root: root, Hashes: hashes}
 	for _, d := range backendDirs {
@@ -90,11 +101,16 @@ func (l *Layout) Backend() []string {
 	return out
 }
 
-// Core lists the files outside the backend directories, sorted.
+// Core lists the MLX files the overlay replaces outside the backend
+// directories, sorted: the top-level CMakeLists.txt and every file in a
+// directory. Other files at the overlay's root (a NOTICE naming the fork's
+// licence) are copied into the tree but are no MLX file: the reference's
+// overlay copies only CMakeLists.txt and mlx/, so they are never core files
+// there either.
 func (l *Layout) Core() []string {
 	var out []string
 	for _, p := range l.files() {
-		if l.BackendDir(p) == "" {
+		if l.BackendDir(p) == "" && (p == "CMakeLists.txt" || strings.Contains(p, "/")) {
 			out = append(out, p)
 		}
 	}

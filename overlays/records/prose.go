@@ -28,7 +28,7 @@ func classify(it *Item, prose string) (Problem, bool) {
 	propose := containsAny(text, proposePhrases)
 	switch {
 	case retarget && (fork || propose):
-		return Problem{Line: it.Line,
+		return Problem{Line: it.line,
 			Message: fmt.Sprintf("item %d says both that it is retarget-only and that it applies to the fork", it.Number),
 			Fix:     "keep one of the two statements, or add a `Status:` line that settles it"}, false
 	case retarget:

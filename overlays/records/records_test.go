@@ -55,7 +55,7 @@ func TestParseLocalFixes(t *testing.T) {
 		t.Fatalf("items = %+v, want 3", lf.Items)
 	}
 	a, b, c := lf.Items[0], lf.Items[1], lf.Items[2]
-	if a.Number != 2 || a.Title != "Wave32 reductions" || a.Line != 3 || a.endLine != 7 {
+	if a.Number != 2 || a.Title != "Wave32 reductions" || a.line != 3 || a.endLine != 7 {
 		t.Errorf("first item = %+v", a)
 	}
 	wantPaths := []pathRef{{"mlx/backend/rocm/reduce.hip", 3}, {"mlx/backend/rocm/device/", 4}, {"CMakeLists.txt", 6}}
@@ -73,7 +73,7 @@ func TestParseLocalFixes(t *testing.T) {
 	if b.Number != 1 || b.Status != StatusRetargetOnly || len(b.Paths) != 0 {
 		t.Errorf("second item = %+v (the fenced block must add nothing)", b)
 	}
-	if c.Number != 3 || c.Status != StatusToBeProposed || c.Line != 13 || c.endLine != 14 ||
+	if c.Number != 3 || c.Status != StatusToBeProposed || c.line != 13 || c.endLine != 14 ||
 		len(c.Paths) != 1 || c.Paths[0].Path != "mlx/backend/rocm/custom_kernel.cpp" {
 		t.Errorf("third item = %+v (the heading ends it)", c)
 	}

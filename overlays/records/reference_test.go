@@ -3,6 +3,7 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,20 @@ func TestReferenceSamples(t *testing.T) {
 				t.Errorf("sources = %v, want %d from sections and %d from prose", from, tc.fromSection, tc.fromProse)
 			}
 		})
+	}
+}
+
+// TestDroppedReferenceSamples: both real samples list the fork's two
+// custom-kernel hooks under "## Dropped from the vendored set".
+func TestDroppedReferenceSamples(t *testing.T) {
+	for _, name := range []string{"LOCAL_FIXES.older.md", "LOCAL_FIXES.mid-df8bc628.md"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "reference", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(Dropped(data), ",")
+		if got != "mlx/backend/metal/custom_kernel.cpp,mlx/backend/cuda/custom_kernel.cpp" {
+			t.Errorf("%s: dropped %s", name, got)
+		}
 	}
 }

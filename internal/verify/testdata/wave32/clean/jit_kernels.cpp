@@ -16,7 +16,7 @@ constexpr const char* FUSED_NORM_HIP_SOURCE = R"(
     uint32_t lane = threadIdx.x % 32u;
     float acc = (float)x[threadIdx.x];
     for (int o = 16; o > 0; o >>= 1) {
-        acc += __shfl_xor(acc, o);
+        acc += __shfl_xor(acc, o, 32);
     }
     if (lane == 0u) { out[threadIdx.x / 32u] = acc; }
 )";

@@ -16,7 +16,7 @@
 template <typename T>
 __device__ T warp_sum(T v) {
   for (int offset = warpSize / 2; offset > 0; offset /= 2) {
-    v += __shfl_xor(v, offset);
+    v += __shfl_xor(v, offset, 32);
   }
   return v;
 }

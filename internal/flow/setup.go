@@ -27,6 +27,8 @@ var SetupPackages = []string{
 	"hipcc", "libamdhip64-dev", "libhiprand-dev", "librocrand-dev", "libhiprtc-builtins5",
 	"rocm-device-libs", "libhsa-runtime-dev", "rocminfo", "rocm-smi",
 	"ccache", "sccache", "redis-server",
+	// zip: a dependency archive test makes a zip with Info-ZIP.
+	"zip",
 	// clang-check: a clang tool reads the completed compile_commands.json.
 	"clang-tools-15",
 	"librust-cc-dev", "librust-cxx-dev", "librust-cxx-build-dev",

@@ -102,9 +102,12 @@ func scratchReason(cfg *ConfigureRecord, cur map[string]string, cmc *cmakecache.
 	}
 	if cfg != nil {
 		for _, k := range slices.Sorted(keysOf(cfg.Inputs, cur)) {
-			if o, n := cfg.Inputs[k], cur[k]; o != n {
-				consider(deletingInput(k), inputName(k)+" changed: "+show(o)+" -> "+show(n))
+			o, had := cfg.Inputs[k]
+			n := cur[k]
+			if o == n || !had && cacheHolds(cmc, k, n) {
+				continue
 			}
+			consider(deletingInput(k), inputName(k)+" changed: "+show(o)+" -> "+show(n))
 		}
 	}
 	if cmc != nil {
@@ -121,6 +124,19 @@ func scratchReason(cfg *ConfigureRecord, cur map[string]string, cmc *cmakecache.
 		}
 	}
 	return why
+}
+
+// cacheHolds reports whether a define the configure record does not have
+// (an older mlxbuild passed it without recording it: the HIP compiler
+// Debian's layout needs) is in the CMake cache with the value this run
+// sets: nothing changed, and a from-scratch configure of a real fork build
+// would cost an hour for no reason.
+func cacheHolds(cmc *cmakecache.Cache, key, value string) bool {
+	name, ok := strings.CutPrefix(key, "define:")
+	if !ok || cmc == nil || value == "" {
+		return false
+	}
+	return len(cmc.Compare(map[string]string{cmakecache.Name(name): value})) == 0
 }
 
 // cacheMismatch says how the CMake cache differs from what this run sets,

@@ -98,3 +98,29 @@ func TestDecideReadsTheCMakeCache(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideOlderRecordKeepsTheBuild: a configure record of an earlier
+// mlxbuild did not record the HIP compiler it passed (Debian's layout), so
+// the compiler is new to the record but not to CMake: with the CMake cache
+// holding the same compiler the build is kept (an upgrade of mlxbuild must
+// not cost a real fork build from scratch, about an hour on 2 cores); with
+// another compiler there, the build directory is emptied.
+func TestDecideOlderRecordKeepsTheBuild(t *testing.T) {
+	old := &Stamp{Inputs: map[string]string{"pin": "p1"}}
+	cur := &Stamp{Inputs: map[string]string{"pin": "p1", "define:CMAKE_HIP_COMPILER": "/usr/bin/clang++-21"}}
+	expect := map[string]string{"CMAKE_HIP_COMPILER": "/usr/bin/clang++-21"}
+	decide := func(text string) Decision {
+		t.Helper()
+		c, err := cmakecache.Parse("CMakeCache.txt", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Decide(BuildState{Old: old, Configured: &ConfigureRecord{Done: true, Inputs: configureInputs(old, nil)}, BuildReady: true, Cur: cur, CMakeCache: c, Expect: expect})
+	}
+	if d := decide("CMAKE_HIP_COMPILER:FILEPATH=/usr/bin/clang++-21\n"); d.Scratch {
+		t.Errorf("the cache holds the compiler the record lacks: scratch (%q)", d.ConfigureWhy)
+	}
+	if d := decide("CMAKE_HIP_COMPILER:FILEPATH=/usr/bin/hipcc\n"); !d.Scratch || !strings.Contains(d.ConfigureWhy, "CMAKE_HIP_COMPILER changed") {
+		t.Errorf("another compiler in the cache: scratch %v (%q)", d.Scratch, d.ConfigureWhy)
+	}
+}

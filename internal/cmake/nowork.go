@@ -39,7 +39,7 @@ import (
 //     be older by a second.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkHeader     = "mlxbuild ninja no-work 1"
+	noWorkHeader     = "mlxbuild ninja no-work 2"
 )
 
 // otherDeviceSlack is how much older than the lock file a file on another
@@ -62,6 +62,9 @@ type recordedFile struct {
 	path    string
 	present bool
 	id      fileid.Stat
+	// buildDir marks the build directory itself as a node (buildDirNode):
+	// it must stay a directory; its times are not compared.
+	buildDir bool
 }
 
 // lookAt reads p's identity now.
@@ -109,6 +112,12 @@ func allHold(files []recordedFile, stop *atomic.Bool) bool {
 	for i, f := range files {
 		if stop != nil && i%32 == 0 && stop.Load() {
 			return false
+		}
+		if f.buildDir {
+			if st, err := os.Stat(f.path); err != nil || !st.IsDir() {
+				return false
+			}
+			continue
 		}
 		if lookAt(f.path) != f {
 			return false

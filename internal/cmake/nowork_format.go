@@ -12,7 +12,8 @@ import (
 
 // encode is the record as the file holds it: a header, the Ninja line or
 // the never line, one line per file ("f MODE SIZE MTIME CTIME INO DEV
-// PATH", or "a PATH" for an absent one; paths hold no line break), and an
+// PATH", "a PATH" for an absent one, "d PATH" for the build directory
+// itself; paths hold no line break), and an
 // end line with the count, so a torn file is no record.
 func (r noWorkRecord) encode() []byte {
 	var b []byte
@@ -30,6 +31,12 @@ func (r noWorkRecord) encode() []byte {
 	}
 	b = append(b, '\n')
 	for _, f := range r.files {
+		if f.buildDir {
+			b = append(b, "d "...)
+			b = append(b, f.path...)
+			b = append(b, '\n')
+			continue
+		}
 		if !f.present {
 			b = append(b, "a "...)
 		} else {
@@ -107,6 +114,12 @@ func decodeNoWorkRecord(data []byte) (noWorkRecord, error) {
 
 // decodeRecordedFile reads one file line of a record.
 func decodeRecordedFile(l string) (recordedFile, error) {
+	if p, ok := strings.CutPrefix(l, "d "); ok {
+		if p == "" {
+			return recordedFile{}, fmt.Errorf("a directory without a path")
+		}
+		return recordedFile{path: p, buildDir: true}, nil
+	}
 	if p, ok := strings.CutPrefix(l, "a "); ok {
 		if p == "" {
 			return recordedFile{}, fmt.Errorf("an absent file without a path")

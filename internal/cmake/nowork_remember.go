@@ -86,6 +86,10 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 		if strings.ContainsAny(p, "\n\r") {
 			return "a node's path holds a line break", nil
 		}
+		if p == buildDirNode(dir) {
+			rec.files = append(rec.files, recordedFile{path: p, buildDir: true})
+			continue
+		}
 		f := lookAt(p)
 		if !olderThan(f, since) {
 			return p + " changed during the dry run", nil
@@ -94,6 +98,13 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 	}
 	return scan.refuse, writeNoWorkRecord(dir, rec)
 }
+
+// buildDirNode is the build directory as a node: CMake 4 gives targets
+// with no other order dependency `|| .`, an order-only input, whose time
+// Ninja never compares (it must only exist). Its mtime changes with every
+// file mlxbuild writes there (this record, the configure record), so a
+// record keeping it would never answer twice.
+func buildDirNode(dir string) string { return joinBuild(dir, ".") }
 
 // graphNodes lists every node of dir's graph, as Ninja's tools print them:
 // each edge's outputs, their inputs of every kind, and the dependencies

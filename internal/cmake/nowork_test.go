@@ -24,7 +24,9 @@ include rules.ninja
 build out: cp in
 build obj: cc src
   DEP = header.h
-build all: phony out obj
+# CMake 4 gives a target with no other order dependency the build
+# directory as an order-only input.
+build all: phony out obj || .
 default all
 `)
 	testutil.WriteFile(t, filepath.Join(dir, "rules.ninja"), `rule cp
@@ -383,5 +385,37 @@ func TestNoWorkRecordNeverWithoutNinjasTools(t *testing.T) {
 	}
 	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || d.never {
 		t.Error("the never record held for a new Ninja binary")
+	}
+}
+
+// TestNoWorkRecordKeepsTheBuildDirectoryByExistence: Ninja 1.13's tools
+// list the build directory (".", CMake 4's order-only input of targets
+// with no other order dependency) as a node. On the real ROCm fork every
+// no-op re-ran ninja -n and remade the record, since writing the record
+// changed the directory's mtime. The directory is kept as "must be a
+// directory": a file written there leaves the record answering, as its
+// identity would not.
+func TestNoWorkRecordKeepsTheBuildDirectoryByExistence(t *testing.T) {
+	dir := t.TempDir()
+	node := buildDirNode(dir)
+	rec := noWorkRecord{dir: dir, ninja: "ninja", ninjaPath: "/usr/bin/ninja", files: []recordedFile{{path: node, buildDir: true}}}
+	got, err := decodeNoWorkRecord(rec.encode())
+	if err != nil || len(got.files) != 1 || !got.files[0].buildDir || got.files[0].path != node {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	byIdentity := noWorkRecord{files: []recordedFile{lookAt(node)}}
+	time.Sleep(20 * time.Millisecond)
+	testutil.WriteFile(t, filepath.Join(dir, noWorkRecordFile), "a record written after the look\n")
+	if !got.holds() {
+		t.Error("a file written in the build directory voided the record")
+	}
+	if byIdentity.holds() {
+		t.Error("the directory's identity did not change with a file written in it: the test proves nothing")
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got.holds() {
+		t.Error("the record holds with the build directory gone")
 	}
 }

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if real := os.Getenv(fakeClangEnv); real != "" && filepath.Base(os.Args[0]) == "clang++" {
 		os.Exit(fakeAMDClang(real, os.Args[1:]))
 	}
+	if log := os.Getenv(fakeGXXLogEnv); log != "" && filepath.Base(os.Args[0]) == "g++" {
+		os.Exit(loggingGXX(log, os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

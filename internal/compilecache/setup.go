@@ -88,6 +88,12 @@ func (c *Config) ccacheEnv(backendDir, baseDir string) []string {
 		// installed the same compiler at different times; its content
 		// does not.
 		"CCACHE_COMPILERCHECK=content",
+		// A miss would otherwise run the preprocessor before the compile
+		// (about a seventh more CPU on real MLX, docs/benchmarks.md); in
+		// depend mode the key comes from the depfile the compile writes
+		// anyway (Ninja's -MD). Compiles without -MD, such as the ROCm
+		// fork's custom commands, fall back to preprocessor mode.
+		"CCACHE_DEPEND=1",
 	}
 	if c.Remote != "" {
 		env = append(env, "CCACHE_REMOTE_STORAGE="+c.Remote)

@@ -19,13 +19,6 @@ type Deps mg.Namespace
 // only target that downloads.
 func (Deps) Fetch(ctx context.Context, backend, mirror *string) error {
 	return runTarget(ctx, "deps:fetch", func(ctx context.Context, o flow.Options) error {
-		return flow.DepsFetch(ctx, o, deref(backend), deref(mirror))
+		return flow.DepsFetch(ctx, o, flagValue(backend), flagValue(mirror))
 	})
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

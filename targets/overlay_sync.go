@@ -151,10 +151,3 @@ func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 	}
 	return out, nil
 }
-
-func flagValue(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

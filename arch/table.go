@@ -82,17 +82,6 @@ func runs(target, gpu string) bool {
 	return ok && info.generic != "" && info.generic == t
 }
 
-// knownTargets returns every processor and generic target in the table,
-// sorted; tests and documentation use it.
-func knownTargets() []string {
-	out := make([]string, 0, len(known()))
-	for n := range known() {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // nearest returns up to n processors of the table closest to name by edit
 // distance (ties in name order), for "did you mean" suggestions.
 func nearest(name string, n int) []string {

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -75,4 +76,15 @@ func TestTable(t *testing.T) {
 	if !runs("gfx11-generic", "gfx1151") || !runs("gfx90a:xnack-", "gfx90a") || runs("gfx1030", "gfx1151") || runs("gfx11-generic", "gfx1030") {
 		t.Error("Runs disagrees with the generic table")
 	}
+}
+
+// knownTargets returns every processor and generic target in the table,
+// sorted.
+func knownTargets() []string {
+	out := make([]string, 0, len(known()))
+	for n := range known() {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

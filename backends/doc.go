@@ -1,7 +1,7 @@
 // Package backends says what each backend is: how its toolchain is found and
 // what it can compile (rocm.go, cuda.go), which backends a request selects and
 // which conflict (select.go), and what a consumer links with which run path
-// (linkplan.go, which makes the plan whose type and reader live in
+// (planlink.go, which makes the plan whose type and reader live in
 // backends/linkplan). It runs programs only through internal/proc, and only to ask
 // versions or to compile a probe; it knows nothing of Mage.
 //

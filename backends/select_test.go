@@ -11,7 +11,9 @@ import (
 )
 
 // TestSelectMatrix runs every backend on every platform, alone and combined
-// with every other, and checks the outcome against the rules of DESIGN.md.
+// with every other, and checks the outcome against the selection rules:
+// rocm and cuda are Linux-only, metal macOS-only, cpu both; rocm with cuda
+// or metal is a conflict; any other pair is refused as two GPU backends.
 func TestSelectMatrix(t *testing.T) {
 	platforms := map[string][]string{"cpu": {"linux", "darwin"}, "rocm": {"linux"}, "cuda": {"linux"}, "metal": {"darwin"}}
 	for _, goos := range []string{"linux", "darwin", "windows"} {

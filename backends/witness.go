@@ -150,13 +150,3 @@ func (w *witness) inputs() []fileID {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
-
-// unchanged reports whether every recorded file still has its identity.
-func unchanged(ids []fileID) bool {
-	for _, id := range ids {
-		if !id.Unchanged() {
-			return false
-		}
-	}
-	return true
-}

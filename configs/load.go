@@ -1,7 +1,6 @@
 package configs
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -49,15 +48,6 @@ func stampOrigins(s *Spec, file string) {
 			list[i].Origin = list[i].Pos.String()
 		}
 	}
-}
-
-// loadSpecFile reads a complete spec from disk.
-func loadSpecFile(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseWholeSpec(path, data)
 }
 
 // UnknownBackend is the usage error for a backend name mlxbuild does not build, with a suggestion.

@@ -257,22 +257,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		d.probs.add(d.pos(n), "%s must be a mapping (key: value lines), not %s", describe(path), kindWords(n))
 		return
 	}
-	t := v.Type()
-	fields := map[string]int{}
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Type == posType {
-			v.Field(i).Set(reflect.ValueOf(d.pos(n)))
-			continue
-		}
-		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if name == "" || name == "-" || !f.IsExported() {
-			continue
-		}
-		fields[name] = i
-		names = append(names, name)
-	}
+	fields := map[string]reflect.Value{}
+	var names, required []string
+	d.structFields(v, d.pos(n), fields, &names, &required)
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content) && !d.exhausted(); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -280,7 +267,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.probs.add(d.pos(k), "keys %s must be plain words, not %s", where(path), kindWords(k))
 			continue
 		}
-		idx, ok := fields[k.Value]
+		field, ok := fields[k.Value]
 		if !ok {
 			msg := fmt.Sprintf("unknown key %q %s", k.Value, where(path))
 			if s := suggest(k.Value, names); s != "" {
@@ -297,13 +284,40 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		seen[k.Value] = true
-		d.decode(val, v.Field(idx), join(path, k.Value))
+		d.decode(val, field, join(path, k.Value))
 	}
+	for _, name := range required {
+		if !d.partial && !seen[name] {
+			d.probs.add(d.pos(n), "missing required key %q %s", name, where(path))
+		}
+	}
+}
+
+// structFields maps the keys of struct v to its fields, in order, and
+// fills every Pos field with at. An embedded struct tagged `yaml:",inline"`
+// gives its keys to the mapping that holds it, as yaml.v3 does, so fields
+// that several sections share are declared once.
+func (d *decoder) structFields(v reflect.Value, at Pos, fields map[string]reflect.Value, names, required *[]string) {
+	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if !d.partial && f.Tag.Get("required") == "true" && !seen[name] {
-			d.probs.add(d.pos(n), "missing required key %q %s", name, where(path))
+		tag := f.Tag.Get("yaml")
+		switch {
+		case f.Type == posType:
+			v.Field(i).Set(reflect.ValueOf(at))
+			continue
+		case f.Anonymous && f.Type.Kind() == reflect.Struct && tag == ",inline":
+			d.structFields(v.Field(i), at, fields, names, required)
+			continue
+		}
+		name := strings.Split(tag, ",")[0]
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		fields[name] = v.Field(i)
+		*names = append(*names, name)
+		if f.Tag.Get("required") == "true" {
+			*required = append(*required, name)
 		}
 	}
 }

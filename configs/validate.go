@@ -22,8 +22,6 @@ var (
 	knownProbes      = []string{"kfd", "rocminfo", "nvidia-smi"}
 	knownConstraints = []string{"cmake", "ninja", "git", "rocm", "cuda"}
 	knownRpathModes  = []string{"runpath", "legacy"}
-	// knownChecks are the checks a spec's verify list may name.
-	knownChecks      = []string{"config", "records", "integrity", "kernel_keys", "wave32", "hygiene", "kernel_ports", "license_headers", "cross_refs", "isolation", "rules", "link", "gpu_code"}
 	knownPlaceholder = lazyregexp.New(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
 )
@@ -121,7 +119,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		}
 	}
 	for i, c := range s.Verify {
-		oneOf(ps, pos(fmt.Sprintf("verify[%d]", i)), "check", c, knownChecks)
+		oneOf(ps, pos(fmt.Sprintf("verify[%d]", i)), "check", c, verifyCheckNames())
 	}
 	if s.Jobs.MemoryPerJobGiB < 0 {
 		ps.add(pos("jobs.memory_per_job_gib"), "memory_per_job_gib must not be negative")

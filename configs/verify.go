@@ -12,7 +12,7 @@ import (
 // sources), `root:` naming a folder inside it. It is decoded and checked with
 // the rest of the file, so a typo is reported at load with its position.
 type Verify struct {
-	Records        *VerifyRecords        `yaml:"records"`
+	Records        *verifyRecords        `yaml:"records"`
 	KernelKeys     *verifyScope          `yaml:"kernel_keys"`
 	Wave32         *verifyPatterns       `yaml:"wave32"`
 	Hygiene        *verifyHygiene        `yaml:"hygiene"`
@@ -25,92 +25,78 @@ type Verify struct {
 }
 
 // verifyFolder is where a check reads: scope is overlay, tree or repo (each
-// check has its default), root a folder inside it. Every check's section
-// has these three fields.
+// check has its default, VerifyCheck.Scope), root a folder inside it. Every
+// section of a check that reads a folder embeds it.
 type verifyFolder struct {
 	Pos   Pos    `yaml:"-" json:"-"`
 	Scope string `yaml:"scope"`
 	Root  string `yaml:"root"`
 }
 
-// VerifyRecords configures the records check.
-type VerifyRecords struct {
-	Pos           Pos    `yaml:"-" json:"-"`
-	Scope         string `yaml:"scope"`
-	Root          string `yaml:"root"`
-	RequireStatus bool   `yaml:"require_status"`
+// verifyRecords configures the records check.
+type verifyRecords struct {
+	verifyFolder  `yaml:",inline"`
+	RequireStatus bool `yaml:"require_status"`
 }
 
 // verifyScope is the kernel_keys check's scope: the files that must declare
 // a kernel key, by pattern or by name, and how many there are; launches is
 // how launches are found (follow or initializers).
 type verifyScope struct {
-	Pos      Pos      `yaml:"-" json:"-"`
-	Scope    string   `yaml:"scope"`
-	Root     string   `yaml:"root"`
-	Include  []string `yaml:"include"`
-	Exclude  []string `yaml:"exclude"`
-	Files    []string `yaml:"files"`
-	Count    int      `yaml:"count"`
-	Launches string   `yaml:"launches"`
+	verifyFolder `yaml:",inline"`
+	Include      []string `yaml:"include"`
+	Exclude      []string `yaml:"exclude"`
+	Files        []string `yaml:"files"`
+	Count        int      `yaml:"count"`
+	Launches     string   `yaml:"launches"`
 }
 
 // verifyPatterns selects files by glob.
 type verifyPatterns struct {
-	Pos     Pos      `yaml:"-" json:"-"`
-	Scope   string   `yaml:"scope"`
-	Root    string   `yaml:"root"`
-	Include []string `yaml:"include"`
-	Exclude []string `yaml:"exclude"`
+	verifyFolder `yaml:",inline"`
+	Include      []string `yaml:"include"`
+	Exclude      []string `yaml:"exclude"`
 }
 
 // verifyHygiene says which overlay files are vendored and which owned.
 type verifyHygiene struct {
-	Pos         Pos      `yaml:"-" json:"-"`
-	Scope       string   `yaml:"scope"`
-	Root        string   `yaml:"root"`
-	Vendored    []string `yaml:"vendored"`
-	Owned       []string `yaml:"owned"`
-	Header      string   `yaml:"header"`
-	HeaderLines int      `yaml:"header_lines"`
-	Notice      string   `yaml:"notice"`
+	verifyFolder `yaml:",inline"`
+	Vendored     []string `yaml:"vendored"`
+	Owned        []string `yaml:"owned"`
+	Header       string   `yaml:"header"`
+	HeaderLines  int      `yaml:"header_lines"`
+	Notice       string   `yaml:"notice"`
 }
 
 // verifyKernelPorts names the launchers and helpers of the kernel_ports
 // check and the Rust sources that call them.
 type verifyKernelPorts struct {
-	Pos       Pos      `yaml:"-" json:"-"`
-	Scope     string   `yaml:"scope"`
-	Root      string   `yaml:"root"`
-	Launchers []string `yaml:"launchers"`
-	Helpers   []string `yaml:"helpers"`
-	Rust      []string `yaml:"rust"`
-	Exclude   []string `yaml:"exclude"`
+	verifyFolder `yaml:",inline"`
+	Launchers    []string `yaml:"launchers"`
+	Helpers      []string `yaml:"helpers"`
+	Rust         []string `yaml:"rust"`
+	Exclude      []string `yaml:"exclude"`
 }
 
 // verifyLicenseHeaders says which files must carry the license header.
 type verifyLicenseHeaders struct {
-	Pos         Pos      `yaml:"-" json:"-"`
-	Scope       string   `yaml:"scope"`
-	Root        string   `yaml:"root"`
-	Files       []string `yaml:"files"`
-	Vendored    []string `yaml:"vendored"`
-	Exclude     []string `yaml:"exclude"`
-	Header      string   `yaml:"header"`
-	HeaderLines int      `yaml:"header_lines"`
+	verifyFolder `yaml:",inline"`
+	Files        []string `yaml:"files"`
+	Vendored     []string `yaml:"vendored"`
+	Exclude      []string `yaml:"exclude"`
+	Header       string   `yaml:"header"`
+	HeaderLines  int      `yaml:"header_lines"`
 }
 
 // verifyCrossRefs says which files' cross references are checked, and
 // against which upstream.
 type verifyCrossRefs struct {
-	Pos      Pos      `yaml:"-" json:"-"`
-	Scope    string   `yaml:"scope"`
-	Root     string   `yaml:"root"`
-	Files    []string `yaml:"files"`
-	Vendored []string `yaml:"vendored"`
-	Exclude  []string `yaml:"exclude"`
-	Upstream string   `yaml:"upstream"`
-	Repo     string   `yaml:"repo"`
+	verifyFolder `yaml:",inline"`
+	Files        []string `yaml:"files"`
+	Vendored     []string `yaml:"vendored"`
+	Exclude      []string `yaml:"exclude"`
+	Upstream     string   `yaml:"upstream"`
+	Repo         string   `yaml:"repo"`
 }
 
 // verifyRule is one source rule: files that must, or must not, match
@@ -152,8 +138,10 @@ func (p *Project) validateVerify(ps *problems, base string, v *Verify) {
 	if l := v.LicenseHeaders; l != nil && l.HeaderLines < 0 {
 		ps.add(p.pos(base+".license_headers.header_lines"), "license_headers.header_lines is %d; give 0 or more", l.HeaderLines)
 	}
-	for _, f := range v.folders() {
-		p.validateFolder(ps, base, f)
+	for _, c := range VerifyChecks {
+		if c.Folder != "" && v.Declares(c.Folder) {
+			p.validateFolder(ps, base, c.Folder, v.Folder(c.Folder))
+		}
 	}
 	seen := map[string]bool{}
 	for i, r := range v.Rules {
@@ -178,52 +166,16 @@ func (p *Project) validateVerify(ps *problems, base string, v *Verify) {
 	}
 }
 
-// sectionFolder is one check section's scope and root, by its key.
-type sectionFolder struct{ key, scope, root string }
-
-// folders are the scope and root of every check section given.
-func (v *Verify) folders() []sectionFolder {
-	var fs []sectionFolder
-	add := func(key, scope, root string) {
-		fs = append(fs, sectionFolder{key, scope, root})
-	}
-	if r := v.Records; r != nil {
-		add("records", r.Scope, r.Root)
-	}
-	if k := v.KernelKeys; k != nil {
-		add("kernel_keys", k.Scope, k.Root)
-	}
-	if w := v.Wave32; w != nil {
-		add("wave32", w.Scope, w.Root)
-	}
-	if h := v.Hygiene; h != nil {
-		add("hygiene", h.Scope, h.Root)
-	}
-	if k := v.KernelPorts; k != nil {
-		add("kernel_ports", k.Scope, k.Root)
-	}
-	if l := v.LicenseHeaders; l != nil {
-		add("license_headers", l.Scope, l.Root)
-	}
-	if x := v.CrossRefs; x != nil {
-		add("cross_refs", x.Scope, x.Root)
-	}
-	if r := v.RulesScope; r != nil {
-		add("rules_scope", r.Scope, r.Root)
-	}
-	return fs
-}
-
 // validateFolder refuses a scope that is not overlay, tree or repo, and a
 // root that would leave its scope.
-func (p *Project) validateFolder(ps *problems, base string, f sectionFolder) {
-	key := base + "." + f.key
-	switch f.scope {
+func (p *Project) validateFolder(ps *problems, base, section string, f verifyFolder) {
+	key := base + "." + section
+	switch f.Scope {
 	case "", "overlay", "tree", "repo":
 	default:
-		ps.add(p.pos(key+".scope"), "%s.scope is %q; use overlay, tree or repo", f.key, f.scope)
+		ps.add(p.pos(key+".scope"), "%s.scope is %q; use overlay, tree or repo", section, f.Scope)
 	}
-	if f.root != "" && (filepath.IsAbs(f.root) || !filepath.IsLocal(filepath.FromSlash(f.root))) {
-		ps.add(p.pos(key+".root"), "%s.root %q must be a folder inside the scope, written relative to it", f.key, f.root)
+	if f.Root != "" && (filepath.IsAbs(f.Root) || !filepath.IsLocal(filepath.FromSlash(f.Root))) {
+		ps.add(p.pos(key+".root"), "%s.root %q must be a folder inside the scope, written relative to it", section, f.Root)
 	}
 }

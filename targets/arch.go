@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/magefile/mage/mg"
 
@@ -22,9 +21,10 @@ type Arch mg.Namespace
 // and any warnings go to stderr. The spec's variable
 // (MLX_ROCM_ARCHITECTURES) overrides the probes.
 func (Arch) Rocm(ctx context.Context) error {
-	ctx, finish := stoppable(ctx, "arch:rocm")
-	r, err := flow.ResolveArch(ctx, current(), arch.ROCm)
-	return printResolved(os.Stdout, os.Stderr, arch.ROCm, r, finish(err))
+	return runTarget(ctx, "arch:rocm", func(ctx context.Context, o flow.Options) error {
+		r, err := flow.ResolveArch(ctx, o, arch.ROCm)
+		return printResolved(o.Stdout, o.Stderr, arch.ROCm, r, err)
+	})
 }
 
 // Cuda prints the architectures a CUDA build would use. They are
@@ -32,31 +32,34 @@ func (Arch) Rocm(ctx context.Context) error {
 // to stderr. The spec's variable (MLX_CUDA_ARCHITECTURES) overrides
 // nvidia-smi.
 func (Arch) Cuda(ctx context.Context) error {
-	ctx, finish := stoppable(ctx, "arch:cuda")
-	r, err := flow.ResolveArch(ctx, current(), arch.CUDA)
-	return printResolved(os.Stdout, os.Stderr, arch.CUDA, r, finish(err))
+	return runTarget(ctx, "arch:cuda", func(ctx context.Context, o flow.Options) error {
+		r, err := flow.ResolveArch(ctx, o, arch.CUDA)
+		return printResolved(o.Stdout, o.Stderr, arch.CUDA, r, err)
+	})
 }
 
 // Check compares the GPU code in a built file with this machine's GPUs. It
 // lists the targets inside a binary, object or library, exits 1 when a GPU
 // has no code in the file and says what to rebuild with.
 func (Arch) Check(ctx context.Context, file string) error {
-	rep, err := arch.Check(ctx, file, arch.Options{})
-	for _, n := range rep.Binary.Notes {
-		fmt.Fprintf(os.Stderr, "arch: note: %s\n", n)
-	}
-	for _, r := range []*arch.Result{rep.ROCm, rep.CUDA} {
-		if r != nil {
-			printWarnings(os.Stderr, r.Warnings)
+	return runTarget(ctx, "arch:check", func(ctx context.Context, o flow.Options) error {
+		rep, err := arch.Check(ctx, file, arch.Options{Env: o.Env})
+		for _, n := range rep.Binary.Notes {
+			fmt.Fprintf(o.Stderr, "arch: note: %s\n", n)
 		}
-	}
-	if err != nil {
-		return exit(err)
-	}
-	for _, l := range rep.Lines {
-		fmt.Println(l)
-	}
-	return nil
+		for _, r := range []*arch.Result{rep.ROCm, rep.CUDA} {
+			if r != nil {
+				printWarnings(o.Stderr, r.Warnings)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		for _, l := range rep.Lines {
+			fmt.Fprintln(o.Stdout, l)
+		}
+		return nil
+	})
 }
 
 func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err error) error {
@@ -67,7 +70,7 @@ func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err 
 		printWarnings(stderr, r.Warnings)
 	}
 	if err != nil {
-		return exit(err)
+		return err
 	}
 	fmt.Fprintf(stderr, "arch: %s targets from %s\n", backend, r.Source)
 	if backend == arch.ROCm {

@@ -19,3 +19,11 @@ func flagsAfter(target, usage string, args ...string) error {
 	}
 	return nil
 }
+
+// flagValue is an optional flag's value, "" when it was not given.
+func flagValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,12 +1,13 @@
 package targets
 
 import (
-	"os"
+	"context"
 
 	"github.com/magefile/mage/mg"
 
 	"github.com/mlxbuild/mlxbuild/internal/benchcsv"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/logittrace"
 )
 
@@ -30,8 +31,15 @@ type Bench mg.Namespace
 // -allowCommitChange, are refused (exit 2). MLXBUILD_REPORT=json:<path> also
 // writes the comparison as JSON.
 func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
+	return runTarget(context.Background(), "bench:compare", func(_ context.Context, o flow.Options) error {
+		return compare(o, before, after, reference, allowCommitChange, promptTolerance, catalog)
+	})
+}
+
+// compare reads bench:compare's flags and runs the comparison.
+func compare(o flow.Options, before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
 	if err := flagsAfter("bench:compare", "bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange] [-promptTolerance=F] [-catalog=FILE]", before, after); err != nil {
-		return exit(err)
+		return err
 	}
 	opt := benchcsv.DefaultOptions()
 	if reference != nil {
@@ -42,7 +50,7 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 	}
 	if promptTolerance != nil {
 		if *promptTolerance < 0 {
-			return exit(fail.Configf("-promptTolerance=%g: a tolerance is a fraction >= 0, such as 0.10", *promptTolerance))
+			return fail.Configf("-promptTolerance=%g: a tolerance is a fraction >= 0, such as 0.10", *promptTolerance)
 		}
 		opt.PromptTolerance = *promptTolerance
 	}
@@ -50,8 +58,7 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 	if catalog != nil && *catalog != "" {
 		cat, named = *catalog, true
 	}
-	err := benchcsv.Run(os.Stdout, before, after, cat, named, opt, os.Getenv(benchcsv.ReportEnv))
-	return exit(err)
+	return benchcsv.Run(o.Stdout, before, after, cat, named, opt, o.Env(benchcsv.ReportEnv))
 }
 
 // Traces compares two logit traces of one corpus, position by position.
@@ -64,13 +71,14 @@ func (Bench) Compare(before, after string, reference, allowCommitChange *bool, p
 // percentiles, both perplexities and a one-line verdict. Exit 0 however much
 // they disagree; 2 when the traces are not of the same positions and tokens.
 func (Bench) Traces(reference, candidate string, decided *float64) error {
-	if err := flagsAfter("bench:traces", "bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=F]", reference, candidate); err != nil {
-		return exit(err)
-	}
-	gap := logittrace.DefaultDecided
-	if decided != nil {
-		gap = *decided
-	}
-	err := logittrace.Run(os.Stdout, reference, candidate, gap)
-	return exit(err)
+	return runTarget(context.Background(), "bench:traces", func(_ context.Context, o flow.Options) error {
+		if err := flagsAfter("bench:traces", "bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=F]", reference, candidate); err != nil {
+			return err
+		}
+		gap := logittrace.DefaultDecided
+		if decided != nil {
+			gap = *decided
+		}
+		return logittrace.Run(o.Stdout, reference, candidate, gap)
+	})
 }

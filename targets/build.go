@@ -24,14 +24,17 @@ func (Build) Cuda(ctx context.Context) error { return build(ctx, "cuda") }
 func (Build) Metal(ctx context.Context) error { return build(ctx, "metal") }
 
 func build(ctx context.Context, backend string) error {
-	ctx, finish := stoppable(ctx, "build:"+backend)
-	_, err := flow.Build(ctx, current(), "build:"+backend, backend)
-	return exit(finish(err))
+	return runTarget(ctx, "build:"+backend, func(ctx context.Context, o flow.Options) error {
+		_, err := flow.Build(ctx, o, "build:"+backend, backend)
+		return err
+	})
 }
 
 // Cargo builds the backend the Cargo features select (CARGO_FEATURE_*). It
 // prints cargo.txt for Cargo: run it from a build script.
 func (Build) Cargo(ctx context.Context) error {
-	_, err := flow.BuildForCargo(ctx, current())
-	return exit(err)
+	return runTarget(ctx, "build:cargo", func(ctx context.Context, o flow.Options) error {
+		_, err := flow.BuildForCargo(ctx, o)
+		return err
+	})
 }

@@ -1,6 +1,8 @@
 package targets
 
 import (
+	"context"
+
 	"github.com/magefile/mage/mg"
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
@@ -14,9 +16,9 @@ type Cache mg.Namespace
 // only from the network or a mirror); with -backend=rocm only that
 // backend's part. Entries it did not make stay, and are named.
 func (Cache) Clean(backend *string, deps *bool) error {
-	b := ""
-	if backend != nil {
-		b = *backend
-	}
-	return exit(flow.Clean(current(), b, deps != nil && *deps))
+	// Mage passes a context only to a target that takes one. Cleaning does
+	// not stop halfway: a SIGTERM or SIGHUP waits for it to finish.
+	return runTarget(context.Background(), "cache:clean", func(_ context.Context, o flow.Options) error {
+		return flow.Clean(o, flagValue(backend), deps != nil && *deps)
+	})
 }

@@ -18,12 +18,7 @@ type Deps mg.Namespace
 // local directory instead of the network. It is the
 // only target that downloads.
 func (Deps) Fetch(ctx context.Context, backend, mirror *string) error {
-	return exit(flow.DepsFetch(ctx, current(), deref(backend), deref(mirror)))
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	return runTarget(ctx, "deps:fetch", func(ctx context.Context, o flow.Options) error {
+		return flow.DepsFetch(ctx, o, flagValue(backend), flagValue(mirror))
+	})
 }

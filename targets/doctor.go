@@ -12,13 +12,19 @@ import (
 // Doctor checks this machine's tools for every backend. It says what to
 // install or set for each gap, and exits 1 when it prints a FAIL line.
 func Doctor(ctx context.Context) error {
-	o := current()
-	ctx, finish := stoppable(ctx, "doctor")
-	fs, _ := flow.Doctor(ctx, o)
-	if err := finish(ctx.Err()); err != nil {
-		return exit(err)
-	}
-	pr := ui.New(stderrOf(o), o.Env)
+	return runTarget(ctx, "doctor", func(ctx context.Context, o flow.Options) error {
+		fs, _ := flow.Doctor(ctx, o)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return reportDoctor(o, fs)
+	})
+}
+
+// reportDoctor prints doctor's findings by backend and fails when one is
+// missing.
+func reportDoctor(o flow.Options, fs []flow.Finding) error {
+	pr := ui.New(o.Stderr, o.Env)
 	failed, basicMissing := 0, false
 	last := "-"
 	for _, f := range fs {
@@ -47,9 +53,9 @@ func Doctor(ctx context.Context) error {
 	}
 	switch {
 	case basicMissing:
-		return exit(errors.New("doctor: a tool every build needs is missing; install what is listed above (go run mage.go setup does it on Debian)"))
+		return errors.New("doctor: a tool every build needs is missing; install what is listed above (go run mage.go setup does it on Debian)")
 	case failed > 0:
-		return exit(fmt.Errorf("doctor: %d problem(s) above; each says what to install or set", failed))
+		return fmt.Errorf("doctor: %d problem(s) above; each says what to install or set", failed)
 	}
 	return nil
 }
@@ -58,6 +64,7 @@ func Doctor(ctx context.Context) error {
 // missing ones are installed, on Debian or Ubuntu; elsewhere it prints
 // them.
 func Setup(ctx context.Context) error {
-	ctx, finish := stoppable(ctx, "setup")
-	return exit(finish(flow.Setup(ctx, current())))
+	return runTarget(ctx, "setup", func(ctx context.Context, o flow.Options) error {
+		return flow.Setup(ctx, o)
+	})
 }

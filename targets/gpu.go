@@ -2,11 +2,11 @@ package targets
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/magefile/mage/mg"
 
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/gpuidle"
 )
 
@@ -19,10 +19,11 @@ type Gpu mg.Namespace
 // a neighbour. It gives up after -maxWait (or
 // MLXBUILD_IDLE_MAX, default 30m), naming what still runs.
 func (Gpu) Idle(ctx context.Context, seconds *int, maxWait *time.Duration) error {
-	quiet := gpuidle.DefaultQuiet
-	if seconds != nil {
-		quiet = time.Duration(*seconds) * time.Second
-	}
-	ctx, finish := stoppable(ctx, "gpu:idle")
-	return exit(finish(gpuidle.Run(ctx, quiet, maxWait, os.Getenv, os.Stderr)))
+	return runTarget(ctx, "gpu:idle", func(ctx context.Context, o flow.Options) error {
+		quiet := gpuidle.DefaultQuiet
+		if seconds != nil {
+			quiet = time.Duration(*seconds) * time.Second
+		}
+		return gpuidle.Run(ctx, quiet, maxWait, o.Env, o.Stderr)
+	})
 }

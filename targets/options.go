@@ -2,7 +2,6 @@ package targets
 
 import (
 	"io"
-	"os"
 	"sync"
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
@@ -44,11 +43,4 @@ func current() flow.Options {
 	optMu.Lock()
 	defer optMu.Unlock()
 	return opts
-}
-
-func stderrOf(o flow.Options) io.Writer {
-	if o.Stderr != nil {
-		return o.Stderr
-	}
-	return os.Stderr
 }

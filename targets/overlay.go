@@ -14,7 +14,8 @@ type Overlay mg.Namespace
 // Apply materializes one backend's tree (pristine + overlay). It prints the
 // counts: written, restored, removed, unchanged.
 func (Overlay) Apply(ctx context.Context, backend string) error {
-	ctx, finish := stoppable(ctx, "overlay:apply")
-	_, err := flow.Apply(ctx, current(), backend)
-	return exit(finish(err))
+	return runTarget(ctx, "overlay:apply", func(ctx context.Context, o flow.Options) error {
+		_, err := flow.Apply(ctx, o, backend)
+		return err
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
@@ -16,24 +18,26 @@ import (
 // note, README counts match. -write=true rewrites CORE_RESIDUAL.diff
 // (notes kept). Exit 1 when something disagrees.
 func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) error {
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	name, co, err := forksync.CheckOptionsFor(cfg, flagValue(backend), write != nil && *write)
-	if err != nil {
-		return exit(err)
-	}
-	rep, err := forksync.CheckRecords(ctx, co)
-	if err != nil {
-		return exit(err)
-	}
-	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, co.Overlay)
-	rep.Render(o.Stdout)
-	if n := len(rep.Findings); n > 0 {
-		return exit(fmt.Errorf("the %s overlay's records disagree with it in %d place(s); fix each as it says", name, n))
-	}
-	return nil
+	return runTarget(ctx, "overlay:checkRecords", func(ctx context.Context, o flow.Options) error {
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
+		if err != nil {
+			return err
+		}
+		name, co, err := forksync.CheckOptionsFor(cfg, flagValue(backend), write != nil && *write)
+		if err != nil {
+			return err
+		}
+		rep, err := forksync.CheckRecords(ctx, co)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, co.Overlay)
+		rep.Render(o.Stdout)
+		if n := len(rep.Findings); n > 0 {
+			return fmt.Errorf("the %s overlay's records disagree with it in %d place(s); fix each as it says", name, n)
+		}
+		return nil
+	})
 }
 
 // Retarget moves an overlay's core files onto newPin by three-way merge. The
@@ -43,23 +47,25 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 // overlay is untouched; the merges, markers included, are in a staging copy
 // beside it (exit 1).
 func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) error {
-	if err := flagsAfter("overlay:retarget", "overlay:retarget NEW_PIN [-backend=NAME]", newPin); err != nil {
-		return exit(err)
-	}
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	name, ro, err := forksync.RetargetOptionsFor(cfg, flagValue(backend), newPin)
-	if err != nil {
-		return exit(err)
-	}
-	res, err := forksync.Retarget(ctx, ro)
-	var ce *forksync.RetargetConflictError
-	if err != nil && !errors.As(err, &ce) {
-		return exit(err)
-	}
-	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, ro.Overlay)
-	res.Render(o.Stdout)
-	return exit(err)
+	return runTarget(ctx, "overlay:retarget", func(ctx context.Context, o flow.Options) error {
+		if err := flagsAfter("overlay:retarget", "overlay:retarget NEW_PIN [-backend=NAME]", newPin); err != nil {
+			return err
+		}
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
+		if err != nil {
+			return err
+		}
+		name, ro, err := forksync.RetargetOptionsFor(cfg, flagValue(backend), newPin)
+		if err != nil {
+			return err
+		}
+		res, err := forksync.Retarget(ctx, ro)
+		var ce *forksync.RetargetConflictError
+		if err != nil && !errors.As(err, &ce) {
+			return err
+		}
+		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, ro.Overlay)
+		res.Render(o.Stdout)
+		return err
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -19,25 +18,27 @@ import (
 // conflict nothing changes and the conflicted files are listed with their
 // staged copies (exit 1).
 func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) error {
-	if err := flagsAfter("overlay:sync", "overlay:sync FORK_COMMIT [-backend=NAME]", forkCommit); err != nil {
-		return exit(err)
-	}
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	name, so, err := forksync.SyncOptionsFor(cfg, flagValue(backend), forkCommit)
-	if err != nil {
-		return exit(err)
-	}
-	res, err := forksync.Sync(ctx, so)
-	var ce *forksync.ConflictError
-	if err != nil && !errors.As(err, &ce) {
-		return exit(err)
-	}
-	fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, so.Overlay)
-	res.Render(o.Stdout)
-	return exit(err)
+	return runTarget(ctx, "overlay:sync", func(ctx context.Context, o flow.Options) error {
+		if err := flagsAfter("overlay:sync", "overlay:sync FORK_COMMIT [-backend=NAME]", forkCommit); err != nil {
+			return err
+		}
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
+		if err != nil {
+			return err
+		}
+		name, so, err := forksync.SyncOptionsFor(cfg, flagValue(backend), forkCommit)
+		if err != nil {
+			return err
+		}
+		res, err := forksync.Sync(ctx, so)
+		var ce *forksync.ConflictError
+		if err != nil && !errors.As(err, &ce) {
+			return err
+		}
+		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, so.Overlay)
+		res.Render(o.Stdout)
+		return err
+	})
 }
 
 // Drift shows upstream changes an overlay would silently revert. For each
@@ -45,28 +46,30 @@ func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) err
 // between the recorded pin and -candidate (default: upstream's current HEAD)
 // that the overlay does not contain.
 func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) error {
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	names, err := overlayBackends(cfg, flagValue(backend))
-	if err != nil {
-		return exit(err)
-	}
-	for _, n := range names {
-		do, notes, err := forksync.DriftOptionsFor(cfg, n, flagValue(candidate))
+	return runTarget(ctx, "overlay:drift", func(ctx context.Context, o flow.Options) error {
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
 		if err != nil {
-			return exit(err)
+			return err
 		}
-		rep, err := forksync.Drift(ctx, do)
+		names, err := overlayBackends(cfg, flagValue(backend))
 		if err != nil {
-			return exit(err)
+			return err
 		}
-		rep.Notes = append(notes, rep.Notes...)
-		fmt.Fprintf(o.Stdout, "== %s\n", n)
-		rep.Render(o.Stdout)
-	}
-	return nil
+		for _, n := range names {
+			do, notes, err := forksync.DriftOptionsFor(cfg, n, flagValue(candidate))
+			if err != nil {
+				return err
+			}
+			rep, err := forksync.Drift(ctx, do)
+			if err != nil {
+				return err
+			}
+			rep.Notes = append(notes, rep.Notes...)
+			fmt.Fprintf(o.Stdout, "== %s\n", n)
+			rep.Render(o.Stdout)
+		}
+		return nil
+	})
 }
 
 // ApiDrift builds the overlay on MLX at candidate and lists what breaks. The
@@ -75,67 +78,57 @@ func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) er
 // breaks). The backend is the
 // one with a fork: entry, or -backend.
 func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) error {
-	if err := flagsAfter("overlay:apiDrift", "overlay:apiDrift CANDIDATE [-backend=NAME]", candidate); err != nil {
-		return exit(err)
-	}
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	name := flagValue(backend)
-	if name == "" {
-		names, err := overlayBackends(cfg, "")
+	return runTarget(ctx, "overlay:apiDrift", func(ctx context.Context, o flow.Options) error {
+		if err := flagsAfter("overlay:apiDrift", "overlay:apiDrift CANDIDATE [-backend=NAME]", candidate); err != nil {
+			return err
+		}
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
 		if err != nil {
-			return exit(err)
+			return err
 		}
-		if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
-			if len(names) != 1 {
-				return exit(fail.Configf("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names))
+		name := flagValue(backend)
+		if name == "" {
+			names, err := overlayBackends(cfg, "")
+			if err != nil {
+				return err
 			}
-			name = names[0]
+			if name, _, err = forksync.ForkBackend(cfg, ""); err != nil {
+				if len(names) != 1 {
+					return fail.Configf("pick the backend to build with -backend=NAME (backends with an overlay: %v)", names)
+				}
+				name = names[0]
+			}
 		}
-	}
-	rep, err := flow.APIDrift(ctx, flow.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
-	if err != nil {
-		return exit(err)
-	}
-	rep.Render(o.Stdout)
-	if n := rep.Breaks(); n > 0 {
-		return exit(fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", name, n, candidate))
-	}
-	return nil
+		rep, err := flow.APIDrift(ctx, flow.APIDriftOptions{Job: o, Backend: name, Candidate: candidate, Progress: o.Stderr})
+		if err != nil {
+			return err
+		}
+		rep.Render(o.Stdout)
+		if n := rep.Breaks(); n > 0 {
+			return fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", name, n, candidate)
+		}
+		return nil
+	})
 }
 
 // Records lists the LOCAL_FIXES.md items of every overlay, with status. The
 // status is retarget-only, to be proposed, or proposed with the pull
 // request's link; -backend picks one overlay.
 func (Overlay) Records(ctx context.Context, backend *string) error {
-	o, cfg, err := overlayConfig()
-	if err != nil {
-		return exit(err)
-	}
-	reps, err := forksync.Records(cfg, flagValue(backend))
-	if err != nil {
-		return exit(err)
-	}
-	for _, r := range reps {
-		r.Render(o.Stdout)
-	}
-	return nil
-}
-
-// overlayConfig gives the targets' options with the streams filled in, and
-// the project's configuration.
-func overlayConfig() (flow.Options, *configs.Config, error) {
-	o := current()
-	if o.Stdout == nil {
-		o.Stdout = os.Stdout
-	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
-	}
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
-	return o, cfg, err
+	return runTarget(ctx, "overlay:records", func(ctx context.Context, o flow.Options) error {
+		cfg, err := configs.LoadConfig(o.Dir, o.Env)
+		if err != nil {
+			return err
+		}
+		reps, err := forksync.Records(cfg, flagValue(backend))
+		if err != nil {
+			return err
+		}
+		for _, r := range reps {
+			r.Render(o.Stdout)
+		}
+		return nil
+	})
 }
 
 // overlayBackends lists the backends with an overlay, or checks the one
@@ -157,11 +150,4 @@ func overlayBackends(cfg *configs.Config, name string) ([]string, error) {
 		return nil, fail.Configf("no backend in %s has an overlay:", cfg.Project.File)
 	}
 	return out, nil
-}
-
-func flagValue(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -24,6 +24,7 @@ func (Plan) Cuda(ctx context.Context) error { return plan(ctx, "cuda") }
 func (Plan) Metal(ctx context.Context) error { return plan(ctx, "metal") }
 
 func plan(ctx context.Context, backend string) error {
-	ctx, finish := stoppable(ctx, "plan:"+backend)
-	return exit(finish(flow.Plan(ctx, current(), "plan:"+backend, backend)))
+	return runTarget(ctx, "plan:"+backend, func(ctx context.Context, o flow.Options) error {
+		return flow.Plan(ctx, o, "plan:"+backend, backend)
+	})
 }

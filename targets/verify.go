@@ -27,13 +27,14 @@ func (Verify) Cuda(ctx context.Context) error { return verifyBackend(ctx, "cuda"
 func (Verify) Metal(ctx context.Context) error { return verifyBackend(ctx, "metal") }
 
 func verifyBackend(ctx context.Context, backend string) error {
-	ctx, finish := stoppable(ctx, "verify:"+backend)
-	r, err := flow.Verify(ctx, current(), backend)
-	if err = finish(err); err != nil {
-		return exit(err)
-	}
-	if r.Failed {
-		return exit(errors.New("verify:" + backend + " failed: fix the findings above (each names the file and line and what to do)"))
-	}
-	return nil
+	return runTarget(ctx, "verify:"+backend, func(ctx context.Context, o flow.Options) error {
+		r, err := flow.Verify(ctx, o, backend)
+		if err != nil {
+			return err
+		}
+		if r.Failed {
+			return errors.New("verify:" + backend + " failed: fix the findings above (each names the file and line and what to do)")
+		}
+		return nil
+	})
 }

@@ -161,9 +161,6 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 			if c.op == OpWrite && !errors.Is(err, errFill) {
 				t.Errorf("error %v does not wrap fill's error", err)
 			}
-			if IsCreate(err) != (c.op == OpCreate) {
-				t.Errorf("IsCreate(%v) = %v", err, IsCreate(err))
-			}
 			fix := "; check free space and permissions"
 			if c.op == OpCreate {
 				fix = "; check that its directory exists and is writable"

@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -41,10 +40,3 @@ func (e *Error) Error() string {
 
 // Unwrap gives the os error, for errors.Is(err, fs.ErrPermission) and the like.
 func (e *Error) Unwrap() error { return e.Err }
-
-// IsCreate reports whether err is a write that could not make its temporary
-// file, i.e. the target's directory is missing or not writable.
-func IsCreate(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Op == OpCreate
-}

@@ -82,16 +82,6 @@ func ParseDiagnostics(log string) []Diagnostic {
 // "CMake Error at CMakeLists.txt:47 (message):" or "CMake Error: msg".
 var cmakeErrorRe = lazyregexp.New(`^CMake Error(?: at (.+?):(\d+) \((\w+)\))?:\s*(.*)$`)
 
-// firstCMakeError returns CMake's first error as "file:line: text", or ""
-// when there is none (see cmakeError).
-func firstCMakeError(out, source string) string {
-	d, ok := cmakeError(out, source)
-	if !ok {
-		return ""
-	}
-	return d.located()
-}
-
 // located renders a CMake error as CMake locates it, "file:line: text",
 // or the text alone when CMake named no file.
 func (d Diagnostic) located() string {

@@ -180,3 +180,13 @@ func TestParseStepNames(t *testing.T) {
 		}
 	}
 }
+
+// firstCMakeError returns CMake's first error as "file:line: text", or ""
+// when there is none (see cmakeError).
+func firstCMakeError(out, source string) string {
+	d, ok := cmakeError(out, source)
+	if !ok {
+		return ""
+	}
+	return d.located()
+}

@@ -47,7 +47,7 @@ func BenchmarkCheckoutB(b *testing.B) {
 			co := fresh()
 			b.StartTimer()
 			sum, _ := co.build(b, ctx, withRedis, nil)
-			rate += launcherStats(b, "checkout B", sum).RemoteRate()
+			rate += remoteRate(launcherStats(b, "checkout B", sum))
 		}
 		b.ReportMetric(100*rate/float64(b.N), "%remote")
 	})

@@ -24,14 +24,6 @@ type Stats struct {
 // Compiles is the number of cacheable compiles, the base of hit rates.
 func (s Stats) Compiles() int { return s.Hits + s.Misses }
 
-// RemoteRate is the share of cacheable compiles served by the remote.
-func (s Stats) RemoteRate() float64 {
-	if s.Compiles() == 0 {
-		return 0
-	}
-	return float64(s.RemoteHits) / float64(s.Compiles())
-}
-
 // String is the summary line: "12 hits (11 remote), 1 miss, 0 remote errors".
 func (s Stats) String() string {
 	out := fmt.Sprintf("%d hits (%d remote), %d misses", s.Hits, s.RemoteHits, s.Misses)

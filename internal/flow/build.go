@@ -47,7 +47,9 @@ type Phase struct {
 	Took time.Duration
 }
 
-// Build runs the whole flow of DESIGN.md for one backend.
+// Build runs the whole build of one backend: prepare, materialize the tree,
+// decide from the stamp, configure and build with CMake and Ninja, write
+// the link plan and the stamp.
 func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
 	sum, _, err := build(ctx, o, target, backend)
 	return sum, err

@@ -20,7 +20,8 @@ import (
 )
 
 // Prepared is everything known about a build before the disk is touched:
-// steps 1 to 4 of DESIGN.md's flow.
+// the project file and spec loaded, the backend selected, the toolchain
+// located and the GPU architectures resolved.
 type Prepared struct {
 	Opts      Options
 	Config    *configs.Config

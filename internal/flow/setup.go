@@ -11,8 +11,8 @@ import (
 )
 
 // SetupPackages are the Debian/Ubuntu packages the tests and the bundled
-// example need: the build tools, Debian's ROCm 5.2 toolchain (NOTES.md:
-// librocrand-dev is needed or hiprand.h does not compile), BLAS/LAPACK for
+// example need: the build tools, Debian's ROCm 5.2 toolchain (with
+// librocrand-dev, without which hiprand.h does not compile), BLAS/LAPACK for
 // the CPU link, ccache/sccache and Redis for the shared compile cache,
 // clang-check for the compilation database, cargo for the Rust consumer,
 // the crates examples/cargo-workspace builds with, from Debian's registry under /usr/share/cargo/registry (used

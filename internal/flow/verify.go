@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -77,199 +78,70 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	return &VerifyResult{Results: results, Failed: verify.Failed(results)}, nil
 }
 
-// checks builds the spec's list of checks from the project's declarations.
-// With sum nil the build did not run: the checks that read a build (or the
-// tree it materializes) are reported as not run, the others run.
+// checks builds the spec's list of checks from the project's declarations,
+// each as its entry of configs.VerifyChecks says: where it reads, whether
+// it needs the build, what must be declared for it to run. With sum nil the
+// build did not run: the checks that read a build (or the tree it
+// materializes) are reported as not run, the others run.
 func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, error) {
 	// The section was decoded and checked when the project file loaded.
-	var decl configs.Verify
-	pb := p.Config.Project.Backends[p.Backend]
-	if pb != nil && pb.Verify != nil {
-		decl = *pb.Verify
+	in := checkInput{built: sum != nil}
+	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Verify != nil {
+		in.decl = *pb.Verify
 	}
-	built := sum != nil
-	notBuilt := func(name string) verify.Check {
-		return verify.Fixed{Check: name, Status: verify.NotRun, Reason: "needs the build, which did not run (see the build check)"}
-	}
-	undeclared := func(name, what string) verify.Check {
-		return verify.Fixed{Check: name, Status: verify.Skip, Reason: fmt.Sprintf("no %s declared (backends.%s.verify.%s in %s)", what, p.Backend, name, p.Config.Project.File)}
-	}
-	var pristine string
-	if built {
+	if in.built {
 		var err error
-		if pristine, err = overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source()); err != nil {
+		if in.pristine, err = overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source()); err != nil {
 			return nil, err
 		}
 	}
-	// scoped resolves a check's scope and root; ok is false when the check
-	// cannot run, and c then says why.
-	scoped := func(name string, at configs.Pos, scope, root, def string) (dir string, c verify.Check, err error) {
-		dir, err = p.scopeDir(name, at, scope, root, def)
-		switch {
-		case err != nil:
-			return "", nil, err
-		case dir == "":
-			return "", verify.Fixed{Check: name, Status: verify.Skip, Reason: "the project declares no overlay for " + p.Backend}, nil
-		case !built && (scope == "tree" || (scope == "" && def == "tree")):
-			return "", notBuilt(name), nil
-		}
-		return dir, nil, nil
-	}
 	var checks []verify.Check
-	add := func(c verify.Check, err error) error {
-		if err == nil && c != nil {
-			checks = append(checks, c)
-		}
-		return err
-	}
-	// source adds the check build makes over its resolved folder, or the
-	// fixed result that stands in for it (no overlay, not built).
-	source := func(name string, at configs.Pos, scope, root, def string, build func(dir string) verify.Check) error {
-		dir, c, err := scoped(name, at, scope, root, def)
-		if err == nil && c == nil {
-			c = build(dir)
-		}
-		return add(c, err)
-	}
 	for _, name := range p.Spec.Verify {
-		var err error
-		switch name {
-		case "config":
-			// Reported by Verify itself: it is what let the build run.
-		case "records":
-			d := decl.Records
-			if d == nil {
-				d = &configs.VerifyRecords{}
-			}
-			err = source(name, d.Pos, d.Scope, d.Root, "overlay", func(dir string) verify.Check {
-				c := verify.Records{Overlay: dir, Pin: p.Config.Project.Source.Pin, RequireStatus: d.RequireStatus}
-				if pb != nil && pb.Fork != nil {
-					c.BackendDirs = pb.Fork.Dirs
-				}
-				return c
-			})
-		case "integrity":
-			if !built {
-				err = add(notBuilt(name), nil)
-				break
-			}
-			treeOv, terr := p.treeOverlay()
-			if terr != nil {
-				return nil, terr
-			}
-			err = add(verify.Integrity{Tree: p.Layout.Tree, Pristine: pristine, Overlay: overlayOrEmpty(treeOv, p.Layout.Dir), Records: p.Spec.Records, Require: true}, nil)
-		case "kernel_keys":
-			k := decl.KernelKeys
-			if k == nil {
-				// Undeclared, it reads the backend's own sources, the
-				// overlay: the JIT-key rule needs no list to hold.
-				err = source(name, configs.Pos{}, "", "", "overlay", func(dir string) verify.Check {
-					return verify.KernelKeys{Root: dir, Exclude: p.withoutCache(dir, nil)}
-				})
-				break
-			}
-			err = source(name, k.Pos, k.Scope, k.Root, "overlay", func(dir string) verify.Check {
-				return verify.KernelKeys{Root: dir, Include: k.Include, Exclude: p.withoutCache(dir, k.Exclude), Files: k.Files, Count: k.Count, Launches: k.Launches}
-			})
-		case "wave32":
-			var at configs.Pos
-			var scope, root string
-			var c verify.Wave32
-			if w := decl.Wave32; w != nil {
-				at, scope, root, c.Include, c.Exclude = w.Pos, w.Scope, w.Root, w.Include, w.Exclude
-			}
-			err = source(name, at, scope, root, "overlay", func(dir string) verify.Check {
-				c.Root, c.Exclude = dir, p.withoutCache(dir, c.Exclude)
-				return c
-			})
-		case "hygiene":
-			h := decl.Hygiene
-			if h == nil {
-				err = add(undeclared(name, "vendored/owned files"), nil)
-				break
-			}
-			err = source(name, h.Pos, h.Scope, h.Root, "overlay", func(dir string) verify.Check {
-				return verify.Hygiene{Root: dir, Vendored: h.Vendored, Owned: h.Owned, Header: h.Header, HeaderLines: h.HeaderLines, Notice: h.Notice}
-			})
-		case "kernel_ports":
-			k := decl.KernelPorts
-			if k == nil {
-				err = add(undeclared(name, "launchers"), nil)
-				break
-			}
-			err = source(name, k.Pos, k.Scope, k.Root, "repo", func(dir string) verify.Check {
-				return verify.KernelPorts{Root: dir, Launchers: k.Launchers, Helpers: k.Helpers, Rust: k.Rust, Exclude: p.withoutCache(dir, k.Exclude)}
-			})
-		case "license_headers":
-			l := decl.LicenseHeaders
-			if l == nil {
-				err = add(undeclared(name, "owned files"), nil)
-				break
-			}
-			err = source(name, l.Pos, l.Scope, l.Root, "repo", func(dir string) verify.Check {
-				return verify.LicenseHeaders{Root: dir, Files: l.Files, Vendored: l.Vendored, Exclude: p.withoutCache(dir, l.Exclude), Header: l.Header, HeaderLines: l.HeaderLines}
-			})
-		case "cross_refs":
-			x := decl.CrossRefs
-			if x == nil {
-				err = add(undeclared(name, "files"), nil)
-				break
-			}
-			err = source(name, x.Pos, x.Scope, x.Root, "repo", func(dir string) verify.Check {
-				return verify.CrossRefs{Root: dir, Files: x.Files, Vendored: x.Vendored, Exclude: p.withoutCache(dir, cmpOr(x.Exclude, verify.DefaultCrossRefExcludes)), Upstream: x.Upstream, Repo: x.Repo}
-			})
-		case "isolation":
-			if !built {
-				err = add(notBuilt(name), nil)
-				break
-			}
-			var foreign []string
-			for _, other := range configs.Names {
-				if other != p.Backend {
-					foreign = append(foreign, overlaySources(p.Config, other)...)
-				}
-			}
-			own, oerr := p.treeOverlay()
-			if oerr != nil {
-				return nil, oerr
-			}
-			err = add(verify.Isolation{CompileCommands: filepath.Join(p.Layout.Build, "compile_commands.json"), Tree: p.Layout.Tree, Foreign: foreign, Own: own, Pristine: pristine, Require: true}, nil)
-		case "rules":
-			if len(decl.Rules) == 0 {
-				err = add(undeclared(name, "source rules"), nil)
-				break
-			}
-			rules := make([]verify.Rule, 0, len(decl.Rules))
-			for _, r := range decl.Rules {
-				rules = append(rules, verify.Rule{Name: r.Name, Files: r.Files, Exclude: r.Exclude, MustContain: r.MustContain,
-					MustNotContain: r.MustNotContain, Count: r.Count, IgnoreComments: r.IgnoreComments, Why: r.Why})
-			}
-			var at configs.Pos
-			var scope, root string
-			if r := decl.RulesScope; r != nil {
-				at, scope, root = r.Pos, r.Scope, r.Root
-			}
-			err = source(name, at, scope, root, "tree", func(dir string) verify.Check {
-				return verify.Rules{Root: dir, Rules: rules}
-			})
-		case "link":
-			if !built {
-				err = add(notBuilt(name), nil)
-				break
-			}
-			err = add(p.linkCheck(ctx, decl))
-		case "gpu_code":
-			if !built {
-				err = add(notBuilt(name), nil)
-				break
-			}
-			err = add(p.gpuCodeCheck(), nil)
+		entry, ok := configs.VerifyCheckNamed(name)
+		mk, made := checkMakers[name]
+		if !ok || !made {
+			return nil, fmt.Errorf("verify: the %s spec names the check %q, which mlxbuild does not make; this is a bug in mlxbuild (every check of configs.VerifyChecks needs a maker)", p.Backend, name)
 		}
+		if mk == nil {
+			continue // config: reported by Verify itself, it is what let the build run
+		}
+		c, err := p.check(ctx, entry, in, mk)
 		if err != nil {
 			return nil, err
 		}
+		if c.Name() != name {
+			return nil, fmt.Errorf("verify: the check made for %q calls itself %q; this is a bug in mlxbuild", name, c.Name())
+		}
+		checks = append(checks, c)
 	}
 	return checks, nil
+}
+
+// check makes one check, or the fixed result that stands in for it: not
+// declared, no overlay to read, or not run because the build did not.
+func (p *Prepared) check(ctx context.Context, entry configs.VerifyCheck, in checkInput, mk checkMaker) (verify.Check, error) {
+	name := entry.Name
+	notBuilt := verify.Fixed{Check: name, Status: verify.NotRun, Reason: "needs the build, which did not run (see the build check)"}
+	if entry.Undeclared != "" && !in.decl.Declares(entry.Section) {
+		return verify.Fixed{Check: name, Status: verify.Skip, Reason: fmt.Sprintf("no %s declared (backends.%s.verify.%s in %s)", entry.Undeclared, p.Backend, entry.Section, p.Config.Project.File)}, nil
+	}
+	if entry.NeedsBuild && !in.built {
+		return notBuilt, nil
+	}
+	if entry.Scope != "" {
+		f := in.decl.Folder(entry.Folder)
+		dir, err := p.scopeDir(name, f.Pos, f.Scope, f.Root, entry.Scope)
+		switch {
+		case err != nil:
+			return nil, err
+		case dir == "":
+			return verify.Fixed{Check: name, Status: verify.Skip, Reason: "the project declares no overlay for " + p.Backend}, nil
+		case !in.built && cmp.Or(f.Scope, entry.Scope) == "tree":
+			return notBuilt, nil
+		}
+		in.dir = dir
+	}
+	return mk(ctx, p, in)
 }
 
 // withoutCache adds to a check's excludes the cache folder when it lies

@@ -1,11 +1,11 @@
 package cache
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // CMake cannot take some configure inputs into an existing cache. A new
@@ -20,9 +20,11 @@ import (
 
 // compilerVar is CMAKE_<LANG>_COMPILER; compilerRootVar its toolchain
 // root (CMAKE_HIP_COMPILER_ROCM_ROOT, CMAKE_CUDA_COMPILER_TOOLKIT_ROOT).
+// Compiled on first use: only a configure's scratch check needs them, and
+// every start of the binary compiled them (a no-op never does).
 var (
-	compilerVar     = regexp.MustCompile(`^CMAKE_[A-Z0-9]+_COMPILER$`)
-	compilerRootVar = regexp.MustCompile(`^CMAKE_[A-Z0-9]+_COMPILER_[A-Z0-9_]*ROOT$`)
+	compilerVar     = lazyregexp.New(`^CMAKE_[A-Z0-9]+_COMPILER$`)
+	compilerRootVar = lazyregexp.New(`^CMAKE_[A-Z0-9]+_COMPILER_[A-Z0-9_]*ROOT$`)
 )
 
 // firstConfigureVars are the other cache variables CMake reads only into

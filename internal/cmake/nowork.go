@@ -107,8 +107,12 @@ const (
 )
 
 // allHold reports whether every file keeps its identity, giving up early
-// once stop is set (another worker found a change).
+// once stop is set (another worker found a change). A record keeps its
+// files folder by folder (rememberNoWork), so each is stat-ed relative to
+// its folder, opened once (fileid.Folders).
 func allHold(files []recordedFile, stop *atomic.Bool) bool {
+	var folders fileid.Folders
+	defer folders.Close()
 	for i, f := range files {
 		if stop != nil && i%32 == 0 && stop.Load() {
 			return false
@@ -119,7 +123,8 @@ func allHold(files []recordedFile, stop *atomic.Bool) bool {
 			}
 			continue
 		}
-		if lookAt(f.path) != f {
+		id, ok := folders.StatFollowed(f.path)
+		if ok != f.present || ok && id != f.id {
 			return false
 		}
 	}

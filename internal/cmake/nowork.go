@@ -37,9 +37,14 @@ import (
 //     an absent file's nearest existing directory must be older too. A
 //     file on another file system, whose timestamps may be coarser, must
 //     be older by a second.
+//
+// The header names the form: 3 keeps the files folder by folder, which
+// allHold's stats relative to each folder rely on (a record of 2, in
+// Ninja's order, would have each folder opened again at every turn); an
+// older record is made anew once.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkHeader     = "mlxbuild ninja no-work 2"
+	noWorkHeader     = "mlxbuild ninja no-work 3"
 )
 
 // otherDeviceSlack is how much older than the lock file a file on another

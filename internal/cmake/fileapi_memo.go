@@ -22,7 +22,10 @@ import (
 // keeps the last answer with the identity (fileid.ID.Key) of each file it
 // was read from, taken before reading it, and the answer stands while the
 // newest index and every one of those files keep theirs. Only an answer
-// read whole from a model is kept (the early answers read no JSON).
+// read whole from a model is kept (the early answers read no JSON), so the
+// memo is written only into a build directory CMake generated, by any
+// reader (plan too, as the discovery memo is: a cache of what is derived,
+// which changes nothing a build or the user reads).
 const (
 	stdMemoFile   = "mlxbuild-cxxstd"
 	stdMemoHeader = "mlxbuild cxx standard 1"

@@ -12,8 +12,11 @@
 # range in ms over RUNS rounds (default 21), the median CPU time, and the
 # ratios the issue asks: build against bare Ninja (goal <= 1.3), apply
 # against find (goal <= 1.0); with BASE_BINARY, also new against base.
+# BASE_BINARY must keep the same no-work record form (mlxbuild-nowork's first
+# line): a binary that rejects the other's record remakes it on every run.
+# Across forms, run the script once per binary, one after another.
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
 build=$1 tree=$2 backend=$3 bin=$4 runs=${5:-21} base=${6:-}
 for d in "$build" "$tree"; do [ -d "$d" ] || { echo "noop-remeasure: $d is not a directory" >&2; exit 2; }; done
 [ -x "$bin" ] || { echo "noop-remeasure: $bin is not executable" >&2; exit 2; }

@@ -21,7 +21,8 @@ import (
 // resolved first (the paths are already clean, so `..` is resolved as the
 // writers will resolve it), so a link cannot hide what a root really is.
 func (c *Config) checkCacheRoot(env func(string) string) error {
-	root := resolve(c.CacheRoot.Value)
+	res := resolver{}
+	root := res.resolve(c.CacheRoot.Value)
 	fail := func(format string, args ...any) error { return c.cacheRootError(fmt.Sprintf(format, args...)) }
 	if err := safepath.CheckControl(c.CacheRoot.Value); err != nil {
 		return c.cacheRootError(err.Error())
@@ -30,11 +31,11 @@ func (c *Config) checkCacheRoot(env func(string) string) error {
 		return fail("%s is the file system root", root)
 	}
 	p := c.Project
-	if dir := resolve(p.Dir); root == dir || within(root, dir) {
+	if dir := res.resolve(p.Dir); root == dir || within(root, dir) {
 		return fail("%s is the project's root (%s) or a directory above it", root, p.Dir)
 	}
 	for _, n := range p.namedPaths() {
-		q := resolve(n.path)
+		q := res.resolve(n.path)
 		switch {
 		case root == q:
 			return fail("%s is %s", root, n.key)
@@ -45,13 +46,13 @@ func (c *Config) checkCacheRoot(env func(string) string) error {
 		}
 	}
 	if h := env("HOME"); h != "" {
-		home := resolve(abs(h))
+		home := res.resolve(abs(h))
 		if root == home || within(root, home) {
 			return fail("%s is the home directory or holds it", root)
 		}
 		xdg := filepath.Join(home, ".cache")
 		if x := env("XDG_CACHE_HOME"); x != "" {
-			xdg = resolve(abs(x))
+			xdg = res.resolve(abs(x))
 		}
 		if root == xdg {
 			return fail("%s is the cache directory every tool shares; use a directory of mlxbuild's own inside it, such as %s", root, filepath.Join(xdg, "mlxbuild"))
@@ -116,23 +117,6 @@ func (p *Project) namedPaths() []namedPath {
 // overlays.Pristine reads it) rather than a URL.
 func isLocalRepo(git string) bool {
 	return git != "" && !strings.Contains(git, "://") && !strings.Contains(git, "@")
-}
-
-// resolve gives path with the symlinks of its existing part resolved; the
-// part that does not exist yet is kept as it is.
-func resolve(path string) string {
-	rest := ""
-	for p := path; ; {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 func abs(p string) string {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // CMake's file API: a query file in the build directory asks CMake to
@@ -81,8 +83,26 @@ func ReadCXXStandard(build string, targets []string) (CXXStandard, error) {
 	if index == "" {
 		return CXXStandard{From: "CMake wrote no code model index into " + reply}, nil
 	}
+	if std, ok := recalledStd(build, index, targets); ok {
+		return std, nil
+	}
+	std, readKeys, err := decodeCXXStandard(reply, index, targets)
+	if err == nil && readKeys != nil {
+		rememberStd(build, targets, readKeys, std)
+	}
+	return std, err
+}
+
+// decodeCXXStandard is ReadCXXStandard's answer from the reply files, index
+// the newest index, and the identity of each file it read (taken before
+// reading it) when the answer came from a model; nil for the answers that
+// read no model.
+func decodeCXXStandard(reply, index string, targets []string) (CXXStandard, []string, error) {
+	var readKeys []string
 	read := func(name string) ([]byte, error) {
-		data, err := os.ReadFile(filepath.Join(reply, name))
+		p := filepath.Join(reply, name)
+		readKeys = append(readKeys, fileid.Of(p).Key())
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("reading CMake's code model: %w; configure again (cache:clean, then build)", err)
 		}
@@ -90,21 +110,21 @@ func ReadCXXStandard(build string, targets []string) (CXXStandard, error) {
 	}
 	data, err := read(index)
 	if err != nil {
-		return CXXStandard{}, err
+		return CXXStandard{}, nil, err
 	}
 	model, err := parseIndex(data)
 	if err != nil {
-		return CXXStandard{}, replyError(reply, index, err)
+		return CXXStandard{}, nil, replyError(reply, index, err)
 	}
 	if model == "" {
-		return CXXStandard{From: "the build's code model predates mlxbuild's query (configure again to have it)"}, nil
+		return CXXStandard{From: "the build's code model predates mlxbuild's query (configure again to have it)"}, nil, nil
 	}
 	if data, err = read(model); err != nil {
-		return CXXStandard{}, err
+		return CXXStandard{}, nil, err
 	}
 	files, err := parseCodemodel(data)
 	if err != nil {
-		return CXXStandard{}, replyError(reply, model, err)
+		return CXXStandard{}, nil, replyError(reply, model, err)
 	}
 	var best CXXStandard
 	bestRank := 0
@@ -116,11 +136,11 @@ func ReadCXXStandard(build string, targets []string) (CXXStandard, error) {
 		}
 		seen = append(seen, t)
 		if data, err = read(file); err != nil {
-			return CXXStandard{}, err
+			return CXXStandard{}, nil, err
 		}
 		std, err := parseTargetStd(data)
 		if err != nil {
-			return CXXStandard{}, replyError(reply, file, err)
+			return CXXStandard{}, nil, replyError(reply, file, err)
 		}
 		if r := stdRank(std); r > bestRank {
 			bestRank = r
@@ -133,7 +153,7 @@ func ReadCXXStandard(build string, targets []string) (CXXStandard, error) {
 	case best.Std == "":
 		best.From = fmt.Sprintf("CMake sets no C++ standard for %s", strings.Join(seen, ", "))
 	}
-	return best, nil
+	return best, readKeys, nil
 }
 
 func replyError(dir, name string, err error) error {

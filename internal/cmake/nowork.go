@@ -37,9 +37,14 @@ import (
 //     an absent file's nearest existing directory must be older too. A
 //     file on another file system, whose timestamps may be coarser, must
 //     be older by a second.
+//
+// The header names the form: 3 keeps the files folder by folder, which
+// allHold's stats relative to each folder rely on (a record of 2, in
+// Ninja's order, would have each folder opened again at every turn); an
+// older record is made anew once.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkHeader     = "mlxbuild ninja no-work 2"
+	noWorkHeader     = "mlxbuild ninja no-work 3"
 )
 
 // otherDeviceSlack is how much older than the lock file a file on another
@@ -107,8 +112,12 @@ const (
 )
 
 // allHold reports whether every file keeps its identity, giving up early
-// once stop is set (another worker found a change).
+// once stop is set (another worker found a change). A record keeps its
+// files folder by folder (rememberNoWork), so each is stat-ed relative to
+// its folder, opened once (fileid.Folders).
 func allHold(files []recordedFile, stop *atomic.Bool) bool {
+	var folders fileid.Folders
+	defer folders.Close()
 	for i, f := range files {
 		if stop != nil && i%32 == 0 && stop.Load() {
 			return false
@@ -119,7 +128,8 @@ func allHold(files []recordedFile, stop *atomic.Bool) bool {
 			}
 			continue
 		}
-		if lookAt(f.path) != f {
+		id, ok := folders.StatFollowed(f.path)
+		if ok != f.present || ok && id != f.id {
 			return false
 		}
 	}

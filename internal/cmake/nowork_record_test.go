@@ -1,6 +1,7 @@
 package cmake
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -95,5 +96,43 @@ func TestNoWorkRecordHoldsAcrossWorkers(t *testing.T) {
 	}
 	if !r.holds() {
 		t.Error("the record taken again does not hold")
+	}
+}
+
+// TestNoWorkRecordKeepsFilesFolderByFolder: a record made from real Ninja,
+// whose graph lists files of several folders in turn (the build directory,
+// sources in s/x and s/y, their copies in o/x and o/y), keeps them folder
+// by folder, each folder once, so a check opens each folder once
+// (fileid.Folders); and it still stops answering when a file of a folder
+// in the middle changes.
+func TestNoWorkRecordKeepsFilesFolderByFolder(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp", "sh")
+	dir := headerNinja(t)
+	var extra strings.Builder
+	for _, f := range []string{"x/one", "y/two", "x/three", "y/four"} {
+		testutil.WriteFile(t, filepath.Join(dir, "s", f), f+"\n")
+		fmt.Fprintf(&extra, "build o/%s: cp s/%s\ndefault o/%s\n", f, f, f)
+	}
+	appendTo(t, filepath.Join(dir, "build.ninja"), extra.String())
+	remembered(t, dir)
+	rec, ok := readNoWorkRecord(dir)
+	if !ok {
+		t.Fatal("no record")
+	}
+	done := map[string]bool{}
+	last := ""
+	for _, f := range rec.files {
+		d := filepath.Dir(f.path)
+		if d != last && done[d] {
+			t.Errorf("folder %s comes back at %s: the record is not kept folder by folder", d, f.path)
+		}
+		done[d], last = true, d
+	}
+	if len(done) < 5 {
+		t.Errorf("%d folders in the record, want the build directory, s/x, s/y, o/x and o/y", len(done))
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "s", "x", "three"), "changed\n")
+	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || d.NoWork() {
+		t.Errorf("a changed source in s/x: recorded %d, no work %v", d.Recorded(), d.NoWork())
 	}
 }

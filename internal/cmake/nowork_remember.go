@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
@@ -96,6 +97,9 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 		}
 		rec.files = append(rec.files, f)
 	}
+	// Folder by folder (stable: Ninja's order within each), so a check
+	// opens each folder once (allHold).
+	slices.SortStableFunc(rec.files, func(a, b recordedFile) int { return strings.Compare(filepath.Dir(a.path), filepath.Dir(b.path)) })
 	return scan.refuse, writeNoWorkRecord(dir, rec)
 }
 

@@ -31,6 +31,12 @@ var (
 	depSrcRe = lazyregexp.New(`(?:^|/)deps/src/[0-9a-f]{64}/(.+)$`)
 )
 
+// regenerates reports CMake's own edge, which re-runs the configure when an
+// input of it changed: a configure, not a build step.
+func regenerates(s Step) bool {
+	return s.Kind == "" && strings.HasPrefix(s.Display, "Re-running CMake")
+}
+
 // parseStep reads Ninja's description of an edge (CMake's wording).
 func parseStep(desc string) Step {
 	if m := compileRe.FindStringSubmatch(desc); m != nil {

@@ -42,8 +42,10 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	}
 	target := "verify:" + backend
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
-	// The run is opened once, for the build and the checks alike; it is
-	// nil when the configuration does not load or select.
+	// The run is opened once, for the build and the checks alike, and
+	// holds the build's lock until the checks ran, so no other build
+	// changes what they read; it is nil when the configuration does not
+	// load or select.
 	r, err := open(ctx, o, buildRequest(target, backend))
 	defer r.close()
 	if r == nil {

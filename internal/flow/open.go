@@ -66,9 +66,11 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 	o = o.withDefaults()
 	pr := o.printer()
 	r := &run{opened: time.Now()}
+	guessed := ""
 	if req.build && backends.Lookup(req.backend) != nil {
 		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
 			if l := cache.For(root, req.backend); cmake.Configured(l.Build) && cache.CheckRoot(root) == nil {
+				guessed = root
 				if err := r.lock.take(ctx, l, req.backend, pr, true); err != nil {
 					return nil, err
 				}
@@ -81,8 +83,8 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 		return nil, err
 	}
 	r.Prepared = p
-	if r.lock.dir != "" && r.lock.layout.Dir == cache.For(p.Config.CacheRoot.Value, p.Backend).Dir {
-		p.Layout = r.lock.layout
+	if r.lock.dir != "" && guessed == p.Config.CacheRoot.Value && req.backend == p.Backend {
+		p.Layout = r.lock.layout // the layout the guess computed is the project's
 	} else {
 		r.lock.release() // the project file names another cache, or another backend was chosen
 		p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)

@@ -10,20 +10,21 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
-// CUDA is a located CUDA toolkit.
-type CUDA struct {
-	Root       string // $CUDA_HOME, /usr/local/cuda, or the parent of nvcc's bin
+// cudaToolkit is a located CUDA toolkit.
+type cudaToolkit struct {
+	root       string // $CUDA_HOME, /usr/local/cuda, or the parent of nvcc's bin
 	from       string // "CUDA_HOME", "/usr/local/cuda" or "PATH"
 	BinDir     string
 	LibDir     string // Root/lib64 (or Root/lib, or /usr/lib/<multiarch> for Debian's toolkit)
 	includeDir string
 	NVCC       string
-	Version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
+	version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
 }
 
 // defaultCUDARoot is tried when CUDA_HOME is unset, before nvcc on PATH.
@@ -31,18 +32,18 @@ var defaultCUDARoot = "/usr/local/cuda"
 
 // LocateCUDA finds the CUDA toolkit: CUDA_HOME when set (an error naming
 // CUDA_HOME when it holds no nvcc), else /usr/local/cuda, else the nvcc on PATH.
-func LocateCUDA(env func(string) string) (*CUDA, error) {
+func LocateCUDA(env func(string) string) (*cudaToolkit, error) {
 	return locateCUDA(env, nil)
 }
 
-// LocateCUDACached is LocateCUDA with its answer cached in cacheDir (see
+// locateCUDACached is LocateCUDA with its answer cached in cacheDir (see
 // memo): `nvcc --version` costs a no-op build of real MLX for CUDA more
 // than Ninja's own no-op, and its answer changes only with the files and
 // variables the discovery read (a toolkit upgrade replaces nvcc). Errors
 // are not cached, so a fix is seen at once.
-func LocateCUDACached(env func(string) string, cacheDir string) (*CUDA, error) {
+func locateCUDACached(env func(string) string, cacheDir string) (*cudaToolkit, error) {
 	m := memo{dir: cacheDir}
-	var c CUDA
+	var c cudaToolkit
 	if m.load("cuda", env, &c) {
 		return &c, nil
 	}
@@ -55,7 +56,7 @@ func LocateCUDACached(env func(string) string, cacheDir string) (*CUDA, error) {
 	return found, nil
 }
 
-func locateCUDA(env func(string) string, w *witness) (*CUDA, error) {
+func locateCUDA(env func(string) string, w *witness) (*cudaToolkit, error) {
 	if h := w.getenv(env, "CUDA_HOME"); h != "" {
 		if err := safepath.CheckControl(h); err != nil {
 			return nil, fail.Configf("CUDA_HOME: %v", err)
@@ -86,14 +87,14 @@ func locateCUDA(env func(string) string, w *witness) (*CUDA, error) {
 // nvccReleaseRe reads "Cuda compilation tools, release 12.4, V12.4.131".
 var nvccReleaseRe = lazyregexp.New(`release [0-9.]+, V([0-9.]+)`)
 
-func inspectCUDA(nvcc string, w *witness) (*CUDA, error) {
+func inspectCUDA(nvcc string, w *witness) (*cudaToolkit, error) {
 	if !w.isExecutable(nvcc) {
 		return nil, fmt.Errorf("no executable %s", nvcc)
 	}
 	// Root keeps the name the user gave (/usr/local/cuda, not the
 	// cuda-12.4 it links to), which survives toolkit upgrades.
 	root := filepath.Dir(filepath.Dir(nvcc))
-	c := &CUDA{Root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), NVCC: nvcc}
+	c := &cudaToolkit{root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), NVCC: nvcc}
 	for _, d := range []string{filepath.Join(root, "lib64"), filepath.Join(root, "lib"), filepath.Join(root, "lib", multiarch()), filepath.Join(root, "targets", "x86_64-linux", "lib")} {
 		if w.hasLib(d, "cudart") {
 			c.LibDir = d
@@ -117,7 +118,7 @@ func inspectCUDA(nvcc string, w *witness) (*CUDA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
 	}
-	c.Version = v
+	c.version = v
 	return c, nil
 }
 
@@ -134,6 +135,29 @@ func parseNvccVersion(out string) (*version.Version, error) {
 }
 
 // String describes the toolkit in one line.
-func (c *CUDA) String() string {
-	return fmt.Sprintf("CUDA %s at %s (%s)", c.Version, c.Root, c.from)
+func (c *cudaToolkit) String() string {
+	return fmt.Sprintf("CUDA %s at %s (%s)", c.version, c.root, c.from)
 }
+
+func init() {
+	register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, order: 2, Toolchain: &ToolchainKind{
+		Locate: locator(LocateCUDA, locateCUDACached),
+		Title:  "CUDA toolkit", Env: "CUDA_HOME", // the locator's error says what to do
+	}})
+}
+
+// Info is what the link plan needs of a located CUDA toolkit; env is the
+// spec's toolchain variable.
+func (c *cudaToolkit) Info(env string) *ToolchainInfo {
+	return &ToolchainInfo{Name: "cuda", Env: env, Root: c.root, bin: c.BinDir, Lib: c.LibDir, Version: c.version}
+}
+
+// CMakeDefines: CMake finds the toolkit from the spec's defines alone.
+func (c *cudaToolkit) CMakeDefines(string) (map[string]string, error) { return nil, nil }
+
+// CMakeSetup: the toolkit's layout needs nothing written for CMake.
+func (c *cudaToolkit) CMakeSetup(string) (map[string]string, []string, error) { return nil, nil, nil }
+
+// SupportsArch: nvcc is not asked before configure; CMake's own check
+// names an architecture it cannot compile.
+func (c *cudaToolkit) SupportsArch(string) error { return nil }

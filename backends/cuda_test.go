@@ -31,7 +31,7 @@ func TestLocateCUDAHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Version.String() != "12.4.131" || c.from != "CUDA_HOME" || c.LibDir != filepath.Join(root, "lib64") || c.NVCC != filepath.Join(root, "bin", "nvcc") {
+	if c.version.String() != "12.4.131" || c.from != "CUDA_HOME" || c.LibDir != filepath.Join(root, "lib64") || c.NVCC != filepath.Join(root, "bin", "nvcc") {
 		t.Errorf("got %+v", c)
 	}
 }
@@ -45,8 +45,8 @@ func TestLocateCUDAFromPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.from != "PATH" || c.Root != root {
-		t.Errorf("From=%s Root=%s, want PATH and %s", c.from, c.Root, root)
+	if c.from != "PATH" || c.root != root {
+		t.Errorf("From=%s Root=%s, want PATH and %s", c.from, c.root, root)
 	}
 	_, err = LocateCUDA(envMap(map[string]string{"PATH": "/nonexistent"}))
 	if err == nil || !strings.Contains(err.Error(), "CUDA_HOME") {
@@ -79,7 +79,7 @@ func TestLocateCUDAReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Version.Segments()[0] < 11 || !hasLib(c.LibDir, "cudart") {
+	if c.version.Segments()[0] < 11 || !hasLib(c.LibDir, "cudart") {
 		t.Errorf("got %s, LibDir %s", c, c.LibDir)
 	}
 	t.Logf("%s, nvcc %s, lib %s", c, c.NVCC, c.LibDir)

@@ -51,18 +51,18 @@ func versionField(name string, p **version.Version) memoField {
 	}}
 }
 
-func (r *ROCm) fields() []memoField {
+func (r *rocmToolchain) fields() []memoField {
 	return []memoField{
-		textField("root", &r.Root), textField("from", &r.from), textField("lib_dir", &r.LibDir), textField("bin_dir", &r.BinDir),
-		textField("include_dir", &r.includeDir), versionField("version", &r.Version), textField("version_from", &r.versionFrom),
+		textField("root", &r.root), textField("from", &r.from), textField("lib_dir", &r.LibDir), textField("bin_dir", &r.binDir),
+		textField("include_dir", &r.includeDir), versionField("version", &r.version), textField("version_from", &r.versionFrom),
 		textField("hip_compiler", &r.hipCompiler), textField("device_lib_dir", &r.deviceLibDir), boolField("multiarch", &r.multiarchLayout),
 	}
 }
 
-func (c *CUDA) fields() []memoField {
+func (c *cudaToolkit) fields() []memoField {
 	return []memoField{
-		textField("root", &c.Root), textField("from", &c.from), textField("bin_dir", &c.BinDir), textField("lib_dir", &c.LibDir),
-		textField("include_dir", &c.includeDir), textField("nvcc", &c.NVCC), versionField("version", &c.Version),
+		textField("root", &c.root), textField("from", &c.from), textField("bin_dir", &c.BinDir), textField("lib_dir", &c.LibDir),
+		textField("include_dir", &c.includeDir), textField("nvcc", &c.NVCC), versionField("version", &c.version),
 	}
 }
 

@@ -63,12 +63,12 @@ var runState = map[string]bool{"seen": true, "archMu": true, "archCache": true}
 // each type names as many memo fields as it has answer fields: a field
 // added later and not kept would come back empty from a cached discovery.
 func TestMemoFieldsKeepEveryField(t *testing.T) {
-	r := &ROCm{Root: "/r", from: "ROCM_PATH", LibDir: "/r/lib", BinDir: "/r/bin", includeDir: "/r/include", Version: version.Must(version.NewVersion("6.1.2")),
+	r := &rocmToolchain{root: "/r", from: "ROCM_PATH", LibDir: "/r/lib", binDir: "/r/bin", includeDir: "/r/include", version: version.Must(version.NewVersion("6.1.2")),
 		versionFrom: ".info/version", hipCompiler: "/r/llvm/bin/clang++", deviceLibDir: "/r/amdgcn/bitcode", multiarchLayout: true}
 	f := &toolFound{path: "/usr/bin/cmake", version: version.Must(version.NewVersion("3.25.1"))}
 	for _, c := range []struct {
 		in, out memoResult
-	}{{r, &ROCm{}}, {f, &toolFound{}}} {
+	}{{r, &rocmToolchain{}}, {f, &toolFound{}}} {
 		kept := 0
 		typ := reflect.TypeOf(c.in).Elem()
 		for i := 0; i < typ.NumField(); i++ {
@@ -90,7 +90,7 @@ func TestMemoFieldsKeepEveryField(t *testing.T) {
 			t.Errorf("%s round trip:\n got %v\nwant %v", typ.Name(), memoFields(c.out), memoFields(c.in))
 		}
 	}
-	if setMemoFields(&ROCm{}, [][2]string{{"unknown", "x"}}) || setMemoFields(&toolFound{}, [][2]string{{"version", "not a version"}}) || setMemoFields(&ROCm{}, [][2]string{{"multiarch", "maybe"}}) {
+	if setMemoFields(&rocmToolchain{}, [][2]string{{"unknown", "x"}}) || setMemoFields(&toolFound{}, [][2]string{{"version", "not a version"}}) || setMemoFields(&rocmToolchain{}, [][2]string{{"multiarch", "maybe"}}) {
 		t.Error("a field the result does not take was taken")
 	}
 }

@@ -72,7 +72,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 	vars := map[string]string{"ROCM_PATH": root}
 	env := envMap(vars)
 
-	locate := func(wantRuns int, wantCompiler string) *ROCm {
+	locate := func(wantRuns int, wantCompiler string) *rocmToolchain {
 		t.Helper()
 		r, err := LocateROCmCached(env, cacheDir)
 		if err != nil {
@@ -81,7 +81,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 		if got := runs(t, count); got != wantRuns {
 			t.Fatalf("hipconfig ran %d times, want %d", got, wantRuns)
 		}
-		if r.hipCompiler != wantCompiler || r.Version.String() != "5.2.21153" || r.Root != root || r.from != "ROCM_PATH" {
+		if r.hipCompiler != wantCompiler || r.version.String() != "5.2.21153" || r.root != root || r.from != "ROCM_PATH" {
 			t.Fatalf("got %+v", r)
 		}
 		return r
@@ -125,7 +125,7 @@ func TestLocateROCmCachedRunsNoToolUntilAnInputChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := LocateROCmCached(env, cacheDir)
-	if err != nil || r.Version.String() != "5.2.21154" {
+	if err != nil || r.version.String() != "5.2.21154" {
 		t.Fatalf("after an edit that kept size and mtime: %v, %v; want the new version 5.2.21154", r, err)
 	}
 
@@ -281,11 +281,11 @@ func TestLocateCUDACachedRunsNvccOnceUntilTheToolkitChanges(t *testing.T) {
 	env := envMap(map[string]string{"CUDA_HOME": root, "PATH": "/nonexistent"})
 	locate := func(wantRuns int, wantVersion string) {
 		t.Helper()
-		c, err := LocateCUDACached(env, cacheDir)
+		c, err := locateCUDACached(env, cacheDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := runs(t, count); got != wantRuns || c.Version.String() != wantVersion || c.NVCC != nvcc || c.LibDir != filepath.Join(root, "lib64") || c.from != "CUDA_HOME" {
+		if got := runs(t, count); got != wantRuns || c.version.String() != wantVersion || c.NVCC != nvcc || c.LibDir != filepath.Join(root, "lib64") || c.from != "CUDA_HOME" {
 			t.Fatalf("nvcc ran %d times (want %d), found %+v (want version %s)", got, wantRuns, c, wantVersion)
 		}
 	}

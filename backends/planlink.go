@@ -18,7 +18,7 @@ type ToolchainInfo struct {
 	Name    string // rocm, cuda
 	Env     string // ROCM_PATH, CUDA_HOME: the variable that moves it
 	Root    string
-	Bin     string
+	bin     string
 	Lib     string
 	Version *version.Version
 }
@@ -61,7 +61,7 @@ func Expand(s string, t *ToolchainInfo) string {
 	if t == nil {
 		return s
 	}
-	return strings.NewReplacer("{toolchain.root}", t.Root, "{toolchain.bin}", t.Bin, "{toolchain.lib}", t.Lib).Replace(s)
+	return strings.NewReplacer("{toolchain.root}", t.Root, "{toolchain.bin}", t.bin, "{toolchain.lib}", t.Lib).Replace(s)
 }
 
 // MissingLibraryError names the libraries a link would miss and what

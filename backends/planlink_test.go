@@ -25,7 +25,7 @@ func fakeROCm(t *testing.T, libs ...string) (build string, tc *ToolchainInfo) {
 	build = t.TempDir()
 	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
 	testutil.WriteFile(t, filepath.Join(build, "mlx", "backend", "rocm", "libmlx_rocm_kernels.a"), "!<arch>\n")
-	return build, &ToolchainInfo{Name: "rocm", Env: "ROCM_PATH", Root: root, Bin: filepath.Join(root, "bin"), Lib: filepath.Join(root, "lib"), Version: version.Must(version.NewVersion("5.2.3"))}
+	return build, &ToolchainInfo{Name: "rocm", Env: "ROCM_PATH", Root: root, bin: filepath.Join(root, "bin"), Lib: filepath.Join(root, "lib"), Version: version.Must(version.NewVersion("5.2.3"))}
 }
 
 func TestLinkPlanROCm(t *testing.T) {
@@ -203,7 +203,7 @@ func TestLinkPlanStubsLinkOnly(t *testing.T) {
 	}
 	build := t.TempDir()
 	testutil.WriteFile(t, filepath.Join(build, "libmlx.a"), "!<arch>\n")
-	tc := &ToolchainInfo{Name: "cuda", Env: "CUDA_HOME", Root: root, Bin: filepath.Join(root, "bin"), Lib: lib, Version: version.Must(version.NewVersion("13.0.88"))}
+	tc := &ToolchainInfo{Name: "cuda", Env: "CUDA_HOME", Root: root, bin: filepath.Join(root, "bin"), Lib: lib, Version: version.Must(version.NewVersion("13.0.88"))}
 	if _, err := PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, Toolchain: tc}); err == nil || !strings.Contains(err.Error(), "libcuda.so") {
 		t.Fatalf("without libcuda.so anywhere: %v", err)
 	}

@@ -14,22 +14,23 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
-// ROCm is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
+// rocmToolchain is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
 // fields but the run's own state (seen, archMu, archCache) between runs
 // (memo_fields.go names them).
-type ROCm struct {
-	Root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
+type rocmToolchain struct {
+	root       string // the ROCm root: $ROCM_PATH, /opt/rocm, or /usr on Debian
 	from       string // how Root was found: "ROCM_PATH", "/opt/rocm" or "/usr"
 	LibDir     string // where libamdhip64 lives: Root/lib, or /usr/lib/<multiarch> on Debian
-	BinDir     string // Root/bin: hipcc, hipconfig, rocminfo
+	binDir     string // Root/bin: hipcc, hipconfig, rocminfo
 	includeDir string // Root/include, holding hip/hip_runtime.h
 	// Version is the HIP version the toolchain reports (Debian 12: 5.2.x).
-	Version *version.Version
+	version *version.Version
 	// versionFrom says where Version was read (".info/version", "hipconfig --version", ...).
 	versionFrom string
 	// hipCompiler is the clang++ that compiles HIP for CMake (CMake refuses hipcc).
@@ -56,16 +57,16 @@ const probeTimeout = 60 * time.Second
 // LocateROCm finds the ROCm toolchain: ROCM_PATH when set (an error naming
 // ROCM_PATH when it is not a ROCm root), else /opt/rocm, else /usr (Debian's
 // packages). env reads the environment (os.Getenv, or a test's map).
-func LocateROCm(env func(string) string) (*ROCm, error) {
+func LocateROCm(env func(string) string) (*rocmToolchain, error) {
 	return locateROCm(env, nil)
 }
 
 // LocateROCmCached is LocateROCm with its answer cached in cacheDir (see
 // memo): a build that changes nothing runs no ROCm program. Errors are not
 // cached, so a fix is seen at once.
-func LocateROCmCached(env func(string) string, cacheDir string) (*ROCm, error) {
+func LocateROCmCached(env func(string) string, cacheDir string) (*rocmToolchain, error) {
 	m := memo{dir: cacheDir}
-	var r ROCm
+	var r rocmToolchain
 	if m.load("rocm", env, &r) {
 		return &r, nil
 	}
@@ -78,7 +79,7 @@ func LocateROCmCached(env func(string) string, cacheDir string) (*ROCm, error) {
 	return found, nil
 }
 
-func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
+func locateROCm(env func(string) string, w *witness) (*rocmToolchain, error) {
 	if p := w.getenv(env, "ROCM_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
 			return nil, fail.Configf("ROCM_PATH: %v", err)
@@ -104,12 +105,12 @@ func locateROCm(env func(string) string, w *witness) (*ROCm, error) {
 
 // inspectROCm reads one candidate root. Every missing piece is an error that
 // names the path it looked for.
-func inspectROCm(root string, env func(string) string, w *witness) (*ROCm, error) {
+func inspectROCm(root string, env func(string) string, w *witness) (*rocmToolchain, error) {
 	root = filepath.Clean(root)
 	if !w.isDir(root) {
 		return nil, errors.New("no such directory")
 	}
-	r := &ROCm{Root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), seen: w}
+	r := &rocmToolchain{root: root, binDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), seen: w}
 	defer func() { r.seen = nil }()
 	if !w.isFile(filepath.Join(r.includeDir, "hip", "hip_runtime.h")) {
 		return nil, fmt.Errorf("no %s", filepath.Join(r.includeDir, "hip", "hip_runtime.h"))
@@ -153,8 +154,8 @@ func inspectROCm(root string, env func(string) string, w *witness) (*ROCm, error
 
 // toolOutput runs BinDir/name with args and returns stdout+stderr, or "" when
 // the tool is missing or fails.
-func (r *ROCm) toolOutput(ctx context.Context, name string, args ...string) string {
-	p := filepath.Join(r.BinDir, name)
+func (r *rocmToolchain) toolOutput(ctx context.Context, name string, args ...string) string {
+	p := filepath.Join(r.binDir, name)
 	if !r.seen.isExecutable(p) {
 		return ""
 	}
@@ -186,35 +187,35 @@ func parseHIPVersionH(b []byte) (*version.Version, bool) {
 // readVersion takes the version from .info/version (AMD's packages), else
 // include/hip/hip_version.h, else hipconfig --version, else hipcc --version
 // (Debian's packages).
-func (r *ROCm) readVersion(ctx context.Context, hipcc func() string) error {
-	if b, err := r.seen.readFile(filepath.Join(r.Root, ".info", "version")); err == nil {
+func (r *rocmToolchain) readVersion(ctx context.Context, hipcc func() string) error {
+	if b, err := r.seen.readFile(filepath.Join(r.root, ".info", "version")); err == nil {
 		v, perr := parseVersion(string(b))
 		if perr != nil {
-			return fmt.Errorf("%s: %v", filepath.Join(r.Root, ".info", "version"), perr)
+			return fmt.Errorf("%s: %v", filepath.Join(r.root, ".info", "version"), perr)
 		}
-		r.Version, r.versionFrom = v, ".info/version"
+		r.version, r.versionFrom = v, ".info/version"
 		return nil
 	}
 	if b, err := r.seen.readFile(filepath.Join(r.includeDir, "hip", "hip_version.h")); err == nil {
 		if v, ok := parseHIPVersionH(b); ok {
-			r.Version, r.versionFrom = v, "include/hip/hip_version.h"
+			r.version, r.versionFrom = v, "include/hip/hip_version.h"
 			return nil
 		}
 	}
 	if out := r.toolOutput(ctx, "hipconfig", "--version"); out != "" {
 		if v, err := parseVersion(out); err == nil {
-			r.Version, r.versionFrom = v, "hipconfig --version"
+			r.version, r.versionFrom = v, "hipconfig --version"
 			return nil
 		}
 	}
 	if m := regexp.MustCompile(`HIP version:\s*(\S+)`).FindStringSubmatch(hipcc()); m != nil {
 		if v, err := parseVersion(m[1]); err == nil {
-			r.Version, r.versionFrom = v, "hipcc --version"
+			r.version, r.versionFrom = v, "hipcc --version"
 			return nil
 		}
 	}
 	return fmt.Errorf("cannot read the ROCm version: no %s, and %s/hipconfig --version and hipcc --version gave none (Debian: apt-get install hipcc)",
-		filepath.Join(r.Root, ".info", "version"), r.BinDir)
+		filepath.Join(r.root, ".info", "version"), r.binDir)
 }
 
 // clangMajorRe reads the clang major version hipcc reports
@@ -223,7 +224,7 @@ var clangMajorRe = lazyregexp.New(`clang version (\d+)`)
 
 // findHIPCompiler picks the clang++ that CMake uses for HIP: AMD's bundled
 // LLVM when there is one, else the clang hipcc uses (Debian: clang++-15).
-func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
+func (r *rocmToolchain) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := r.seen.getenv(env, "HIP_CLANG_PATH"); p != "" {
 		if err := safepath.CheckControl(p); err != nil {
@@ -232,12 +233,12 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}
 	cands = append(cands,
-		filepath.Join(r.Root, "llvm", "bin", "clang++"),
-		filepath.Join(r.Root, "lib", "llvm", "bin", "clang++"))
+		filepath.Join(r.root, "llvm", "bin", "clang++"),
+		filepath.Join(r.root, "lib", "llvm", "bin", "clang++"))
 	// hipvars.pm picks hipconfig's answer by whether these exist.
-	r.seen.file(filepath.Join(r.Root, "llvm", "bin"))
-	r.seen.file(filepath.Join(r.Root, "lib", "llvm", "bin"))
-	dirs := []string{r.BinDir}
+	r.seen.file(filepath.Join(r.root, "llvm", "bin"))
+	r.seen.file(filepath.Join(r.root, "lib", "llvm", "bin"))
+	dirs := []string{r.binDir}
 	if out := strings.TrimSpace(r.toolOutput(ctx, "hipconfig", "--hipclangpath")); out != "" && !strings.Contains(out, "\n") {
 		dirs = append([]string{out}, dirs...)
 	}
@@ -277,14 +278,14 @@ func (r *ROCm) findHIPCompiler(ctx context.Context, hipcc func() string, env fun
 }
 
 // findDeviceLibs locates the AMDGPU bitcode libraries the HIP compiler links.
-func (r *ROCm) findDeviceLibs() error {
+func (r *rocmToolchain) findDeviceLibs() error {
 	cands := []string{
-		filepath.Join(r.Root, "amdgcn", "bitcode"),
+		filepath.Join(r.root, "amdgcn", "bitcode"),
 		filepath.Join(r.LibDir, "amdgcn", "bitcode"),
-		filepath.Join(r.Root, "lib", "amdgcn", "bitcode"),
+		filepath.Join(r.root, "lib", "amdgcn", "bitcode"),
 	}
 	for _, pattern := range []string{"llvm/lib/clang/*/lib/amdgcn/bitcode", "lib/llvm/lib/clang/*/lib/amdgcn/bitcode"} {
-		cands = append(cands, r.seen.glob(filepath.Join(r.Root, pattern))...)
+		cands = append(cands, r.seen.glob(filepath.Join(r.root, pattern))...)
 	}
 	// Debian's ROCm 6 (rocm-device-libs-21) keeps them in the resource
 	// directory of the clang that compiles HIP, where that clang finds them
@@ -303,7 +304,7 @@ func (r *ROCm) findDeviceLibs() error {
 // directory of the HIP compiler's LLVM (<llvm>/lib/clang/<major>/amdgcn/bitcode
 // and .../lib/amdgcn/bitcode), found through the compiler's symlinks
 // (/usr/bin/clang++-21 -> /usr/lib/llvm-21/bin/clang++) without running it.
-func (r *ROCm) compilerResourceBitcode() []string {
+func (r *rocmToolchain) compilerResourceBitcode() []string {
 	if r.hipCompiler == "" {
 		return nil
 	}
@@ -320,6 +321,21 @@ func (r *ROCm) compilerResourceBitcode() []string {
 }
 
 // String describes the toolchain in one line for summaries and errors.
-func (r *ROCm) String() string {
-	return fmt.Sprintf("ROCm %s at %s (%s)", r.Version, r.Root, r.from)
+func (r *rocmToolchain) String() string {
+	return fmt.Sprintf("ROCm %s at %s (%s)", r.version, r.root, r.from)
+}
+
+func init() {
+	register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, order: 1, Toolchain: &ToolchainKind{
+		Locate: locator(LocateROCm, LocateROCmCached),
+		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true,
+		Install: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH",
+		Probe:   "rocminfo", ProbeMissing: "not found (the KFD probe still works on a GPU machine)", ProbeFix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES",
+	}})
+}
+
+// Info is what the link plan needs of a located ROCm; env is the spec's
+// toolchain variable.
+func (r *rocmToolchain) Info(env string) *ToolchainInfo {
+	return &ToolchainInfo{Name: "rocm", Env: env, Root: r.root, bin: r.binDir, Lib: r.LibDir, Version: r.version}
 }

@@ -59,8 +59,8 @@ func TestLocateROCm6DebianLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version.String() != "6.4.43484" || r.versionFrom != "include/hip/hip_version.h" {
-		t.Errorf("Version = %s from %s, want 6.4.43484 from include/hip/hip_version.h", r.Version, r.versionFrom)
+	if r.version.String() != "6.4.43484" || r.versionFrom != "include/hip/hip_version.h" {
+		t.Errorf("Version = %s from %s, want 6.4.43484 from include/hip/hip_version.h", r.version, r.versionFrom)
 	}
 	if r.LibDir != filepath.Join(root, "lib", multiarch()) || !r.multiarchLayout {
 		t.Errorf("LibDir=%s multiarchLayout=%v, want the multiarch layout", r.LibDir, r.multiarchLayout)

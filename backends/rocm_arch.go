@@ -26,7 +26,7 @@ const probeKernel = "#include <hip/hip_runtime.h>\n__global__ void mlxbuild_prob
 // The error names the target, the toolchain and its version, what the
 // compiler said, and what to do: Debian 12's ROCm 5.2 (clang 15) has no
 // gfx11xx device libraries and does not know gfx942, gfx1150+ or gfx12xx.
-func (r *ROCm) SupportsArch(gfx string) error {
+func (r *rocmToolchain) SupportsArch(gfx string) error {
 	if !targetIDRe.MatchString(gfx) {
 		return fmt.Errorf("%q is not an AMDGPU target name (like gfx1030 or gfx90a:xnack-): fix MLX_ROCM_ARCHITECTURES", gfx)
 	}
@@ -43,7 +43,7 @@ func (r *ROCm) SupportsArch(gfx string) error {
 	return err
 }
 
-func (r *ROCm) probeArch(gfx string) error {
+func (r *rocmToolchain) probeArch(gfx string) error {
 	dir, err := os.MkdirTemp("", "mlxbuild-arch-probe-")
 	if err != nil {
 		return fmt.Errorf("probe %s: %w", gfx, err)
@@ -57,7 +57,7 @@ func (r *ROCm) probeArch(gfx string) error {
 	defer cancel()
 	args := []string{
 		"-x", "hip", "--offload-arch=" + gfx, "--cuda-device-only", "-O1",
-		"--rocm-path=" + r.Root, "--rocm-device-lib-path=" + r.deviceLibDir,
+		"--rocm-path=" + r.root, "--rocm-device-lib-path=" + r.deviceLibDir,
 		"-c", src, "-o", filepath.Join(dir, "probe.o"),
 	}
 	res, err := proc.Run(ctx, proc.Cmd{Path: r.hipCompiler, Args: args, Dir: dir})
@@ -69,7 +69,7 @@ func (r *ROCm) probeArch(gfx string) error {
 		said = err.Error()
 	}
 	return fmt.Errorf("%s is not supported by the ROCm %s toolchain at %s (%s says: %s): install a ROCm release that supports %s (AMD's packages, ROCm 6.x) and set ROCM_PATH to it, or remove %s from MLX_ROCM_ARCHITECTURES",
-		gfx, r.Version, r.Root, filepath.Base(r.hipCompiler), said, gfx, gfx)
+		gfx, r.version, r.root, filepath.Base(r.hipCompiler), said, gfx, gfx)
 }
 
 // compilerComplaint returns the compiler's first error line without its

@@ -21,7 +21,7 @@ import (
 // CMAKE_PREFIX_PATH, names clang++ as the HIP compiler with that prefix as its
 // ROCm root, and passes --rocm-path and --rocm-device-lib-path, which
 // Debian's clang does not find by itself.
-func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []string, err error) {
+func (r *rocmToolchain) CMakeSetup(scratch string) (defines map[string]string, env []string, err error) {
 	defines, env, prefix, err := r.cmakeDefines(scratch)
 	if err != nil || prefix == "" {
 		return defines, env, err
@@ -56,23 +56,23 @@ func (r *ROCm) CMakeSetup(scratch string) (defines map[string]string, env []stri
 // CMakeDefines are the defines CMakeSetup returns, made without writing
 // anything: what a configure would be given, for plan and the build's
 // decision (a new HIP compiler needs an empty build directory).
-func (r *ROCm) CMakeDefines(scratch string) (map[string]string, error) {
+func (r *rocmToolchain) CMakeDefines(scratch string) (map[string]string, error) {
 	defines, _, _, err := r.cmakeDefines(scratch)
 	return defines, err
 }
 
 // cmakeDefines is CMakeSetup's answer, and the prefix it must make under
 // scratch ("" for none).
-func (r *ROCm) cmakeDefines(scratch string) (defines map[string]string, env []string, prefix string, err error) {
+func (r *rocmToolchain) cmakeDefines(scratch string) (defines map[string]string, env []string, prefix string, err error) {
 	defines = map[string]string{}
-	if r.Root == "/opt/rocm" && !r.multiarchLayout {
+	if r.root == "/opt/rocm" && !r.multiarchLayout {
 		return defines, nil, "", nil
 	}
 	if !r.multiarchLayout {
 		// Another real ROCm root (ROCM_PATH=/opt/rocm-6.1.2): point CMake at it.
 		defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
-		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.Root
-		return defines, []string{"CMAKE_PREFIX_PATH=" + r.Root, "ROCM_PATH=" + r.Root}, "", nil
+		defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = r.root
+		return defines, []string{"CMAKE_PREFIX_PATH=" + r.root, "ROCM_PATH=" + r.root}, "", nil
 	}
 	prefix, err = filepath.Abs(filepath.Join(scratch, "rocm-cmake-prefix"))
 	if err != nil {
@@ -80,7 +80,7 @@ func (r *ROCm) cmakeDefines(scratch string) (defines map[string]string, env []st
 	}
 	defines["CMAKE_HIP_COMPILER"] = r.hipCompiler
 	defines["CMAKE_HIP_COMPILER_ROCM_ROOT"] = prefix
-	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.Root, "--rocm-device-lib-path="+r.deviceLibDir)
+	defines["CMAKE_HIP_FLAGS"] = flagString("--rocm-path="+r.root, "--rocm-device-lib-path="+r.deviceLibDir)
 	return defines, []string{"CMAKE_PREFIX_PATH=" + prefix}, prefix, nil
 }
 

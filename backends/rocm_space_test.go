@@ -19,7 +19,7 @@ func TestROCmPathWithSpaceCompilesHIP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if debian.Root != "/usr" || !debian.multiarchLayout {
+	if debian.root != "/usr" || !debian.multiarchLayout {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI installs Debian 12's ROCm (at /usr, multiarch), found %s", debian)
 		}

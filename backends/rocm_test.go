@@ -17,13 +17,13 @@ func TestLocateROCmDebian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version == nil || r.hipCompiler == "" || !isDir(r.deviceLibDir) || !hasLib(r.LibDir, "amdhip64") {
+	if r.version == nil || r.hipCompiler == "" || !isDir(r.deviceLibDir) || !hasLib(r.LibDir, "amdhip64") {
 		t.Fatalf("incomplete toolchain: %+v", r)
 	}
 	if !isFile(filepath.Join(r.deviceLibDir, "ocml.bc")) {
 		t.Errorf("deviceLibDir %s holds no ocml.bc", r.deviceLibDir)
 	}
-	if r.Root != "/usr" {
+	if r.root != "/usr" {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI installs Debian 12's ROCm at /usr, found %s", r)
 		}
@@ -32,8 +32,8 @@ func TestLocateROCmDebian(t *testing.T) {
 	if r.from != "/usr" || !r.multiarchLayout || r.LibDir != "/usr/lib/"+multiarch() {
 		t.Errorf("Debian layout: from=%q multiarchLayout=%v LibDir=%q", r.from, r.multiarchLayout, r.LibDir)
 	}
-	if seg := r.Version.Segments(); seg[0] != 5 || seg[1] != 2 {
-		t.Errorf("Debian 12 ships HIP 5.2, got %s (from %s)", r.Version, r.versionFrom)
+	if seg := r.version.Segments(); seg[0] != 5 || seg[1] != 2 {
+		t.Errorf("Debian 12 ships HIP 5.2, got %s (from %s)", r.version, r.versionFrom)
 	}
 	if !strings.HasPrefix(filepath.Base(r.hipCompiler), "clang++") {
 		t.Errorf("hipCompiler = %s, want a clang++", r.hipCompiler)
@@ -71,8 +71,8 @@ func TestLocateROCmAMDLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version.String() != "6.1.2" || r.versionFrom != ".info/version" {
-		t.Errorf("Version = %s from %s, want 6.1.2 from .info/version", r.Version, r.versionFrom)
+	if r.version.String() != "6.1.2" || r.versionFrom != ".info/version" {
+		t.Errorf("Version = %s from %s, want 6.1.2 from .info/version", r.version, r.versionFrom)
 	}
 	if r.LibDir != filepath.Join(root, "lib") || r.multiarchLayout || r.from != "ROCM_PATH" {
 		t.Errorf("LibDir=%s multiarchLayout=%v from=%s", r.LibDir, r.multiarchLayout, r.from)
@@ -99,7 +99,7 @@ func TestLocateROCmAMDLayout(t *testing.T) {
 }
 
 func TestCMakeSetupOptRocmAddsNothing(t *testing.T) {
-	r := &ROCm{Root: "/opt/rocm", LibDir: "/opt/rocm/lib"}
+	r := &rocmToolchain{root: "/opt/rocm", LibDir: "/opt/rocm/lib"}
 	defs, env, err := r.CMakeSetup(t.TempDir())
 	if err != nil || len(defs) != 0 || len(env) != 0 {
 		t.Fatalf("CMakeSetup on /opt/rocm = %v, %v, %v; want nothing", defs, env, err)
@@ -167,7 +167,7 @@ func TestSupportsArch(t *testing.T) {
 	if err := r.SupportsArch("gfx1030"); err != nil {
 		t.Errorf("gfx1030: %v", err)
 	}
-	if r.Version.Segments()[0] >= 6 {
+	if r.version.Segments()[0] >= 6 {
 		t.Skipf("%s may support gfx11xx; the refusal checks below are for Debian's 5.2", r)
 	}
 	for _, gfx := range []string{"gfx1100", "gfx942"} {
@@ -176,7 +176,7 @@ func TestSupportsArch(t *testing.T) {
 			t.Errorf("%s: want an error from %s", gfx, r)
 			continue
 		}
-		for _, want := range []string{gfx + " is not supported", r.Version.String(), "ROCM_PATH", "MLX_ROCM_ARCHITECTURES"} {
+		for _, want := range []string{gfx + " is not supported", r.version.String(), "ROCM_PATH", "MLX_ROCM_ARCHITECTURES"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: error %q does not contain %q", gfx, err, want)
 			}
@@ -192,7 +192,7 @@ func TestSupportsArch(t *testing.T) {
 }
 
 func TestSupportsArchRejectsBadNames(t *testing.T) {
-	r := &ROCm{Root: "/nonexistent", hipCompiler: "/nonexistent/clang++"}
+	r := &rocmToolchain{root: "/nonexistent", hipCompiler: "/nonexistent/clang++"}
 	for _, bad := range []string{"gfx1030;gfx90a", "$(id)", "-o/etc/passwd", "sm_90", ""} {
 		err := r.SupportsArch(bad)
 		if err == nil || !strings.Contains(err.Error(), "MLX_ROCM_ARCHITECTURES") {

@@ -29,7 +29,7 @@ func Requests(target, targetBackend string, env func(string) string) []request {
 			rs = append(rs, request{strings.ToLower(b), "MLXBUILD_BACKENDS"})
 		}
 	}
-	for _, n := range configs.Names {
+	for _, n := range Names() {
 		v := "CARGO_FEATURE_" + strings.ToUpper(n)
 		if env(v) != "" {
 			rs = append(rs, request{n, v})
@@ -46,7 +46,7 @@ func Select(reqs []request, goos string, spec func(string) (*configs.Spec, error
 	byName := map[string][]string{}
 	var order []string
 	for _, r := range reqs {
-		if !slices.Contains(configs.Names, r.backend) {
+		if Lookup(r.backend) == nil {
 			err := configs.UnknownBackend(r.backend)
 			return "", fail.Configf("%v (requested by %s)", err, r.from)
 		}
@@ -86,16 +86,4 @@ func Select(reqs []request, goos string, spec func(string) (*configs.Spec, error
 			chosen, strings.Join(plats, " or "), goos, chosen, plats[0])
 	}
 	return chosen, nil
-}
-
-// SwitchVar is the CMake option that turns a GPU backend on in MLX
-// (MLX_BUILD_ROCM, MLX_BUILD_CUDA, MLX_BUILD_METAL); "" for cpu, which
-// has none. A build of the backend whose cache does not hold it ON builds
-// another backend.
-func SwitchVar(backend string) string {
-	switch backend {
-	case "rocm", "cuda", "metal":
-		return "MLX_BUILD_" + strings.ToUpper(backend)
-	}
-	return ""
 }

@@ -38,9 +38,9 @@ type Decision struct {
 	// CMake cannot take into an existing cache changed (ConfigureWhy
 	// names it).
 	Scratch bool
-	// PurgeFrom and PurgeTo are the old and new pin when the old pin's
+	// purgeFrom and purgeTo are the old and new pin when the old pin's
 	// tree and build directory must go first; both "" otherwise.
-	PurgeFrom, PurgeTo string
+	purgeFrom, purgeTo string
 	// Record is what to write (Done false) before configure starts.
 	Record ConfigureRecord
 }
@@ -67,8 +67,8 @@ func Decide(s BuildState) Decision {
 	explained := false // whether Why already says why configure runs
 	switch cfg := s.Configured; {
 	case s.Old != nil && s.Old.Inputs["pin"] != s.Cur.Inputs["pin"]:
-		d.PurgeFrom, d.PurgeTo = s.Old.Inputs["pin"], s.Cur.Inputs["pin"]
-		d.ConfigureWhy, explained = change{input: "pin", old: d.PurgeFrom, new: d.PurgeTo}.String(), true
+		d.purgeFrom, d.purgeTo = s.Old.Inputs["pin"], s.Cur.Inputs["pin"]
+		d.ConfigureWhy, explained = change{input: "pin", old: d.purgeFrom, new: d.purgeTo}.String(), true
 	case s.CMakeCache != nil || cfg != nil:
 		// Whatever else holds, an input CMake cannot take into this cache
 		// empties the build directory first.
@@ -89,6 +89,17 @@ func Decide(s BuildState) Decision {
 		d.Why = append(d.Why, d.ConfigureWhy)
 	}
 	return d
+}
+
+// OldPin is the pin of the last successful build (old, nil for none) when
+// it is not pin: its tree and build directory are to be purged before the
+// tree is made at pin (PurgeForPin), as the decision's Redo will say. ""
+// when the pin is the same or the last build recorded none.
+func OldPin(old *Stamp, pin string) string {
+	if old == nil || old.Inputs["pin"] == pin {
+		return ""
+	}
+	return old.Inputs["pin"]
 }
 
 // configureReason is why a build directory that need not be emptied must
@@ -122,7 +133,7 @@ func configureReason(s BuildState, cur map[string]string) (why string, explained
 // Redo says in plan's words what the decision redoes; "" is nothing.
 func (d Decision) Redo() string {
 	switch {
-	case d.PurgeFrom != "":
+	case d.purgeFrom != "":
 		return "purge the old pin's tree and build directory, then configure and build"
 	case d.Scratch:
 		return "configure from scratch (in an empty build directory) and build"

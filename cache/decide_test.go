@@ -76,9 +76,9 @@ func TestDecide(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := Decide(c.state)
-			if d.Configure != c.configure || d.ConfigureWhy != c.configureWhy || !slices.Equal(d.Why, c.why) || d.Redo() != c.redo || d.PurgeFrom != c.purgeFrom || d.PurgeTo != c.purgeTo {
+			if d.Configure != c.configure || d.ConfigureWhy != c.configureWhy || !slices.Equal(d.Why, c.why) || d.Redo() != c.redo || d.purgeFrom != c.purgeFrom || d.purgeTo != c.purgeTo {
 				t.Errorf("Decide = configure %v %q, why %q, redo %q, purge %q -> %q\nwant configure %v %q, why %q, redo %q, purge %q -> %q",
-					d.Configure, d.ConfigureWhy, d.Why, d.Redo(), d.PurgeFrom, d.PurgeTo,
+					d.Configure, d.ConfigureWhy, d.Why, d.Redo(), d.purgeFrom, d.purgeTo,
 					c.configure, c.configureWhy, c.why, c.redo, c.purgeFrom, c.purgeTo)
 			}
 			if d.Record.Done || len(d.Record.Inputs) == 0 {

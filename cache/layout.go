@@ -40,7 +40,7 @@ type Layout struct {
 	Log      string // the last build's log
 	owner    string // the project the directory belongs to (see claimOwner)
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
-	// usable by CMake (backends.ROCm.CMakeSetup).
+	// usable by CMake (the ROCm toolchain's CMakeSetup in backends).
 	HIPPrefix string
 	// DepsProvider is the CMake dependency provider internal/deps
 	// generates for the build (CMAKE_PROJECT_TOP_LEVEL_INCLUDES).

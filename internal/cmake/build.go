@@ -147,7 +147,7 @@ func firstFailed(out string) string {
 // ninjaFor returns the make program CMake recorded for dir (so the build uses
 // the Ninja the configure step checked), else ninja on PATH.
 func ninjaFor(dir string) (string, error) {
-	if !fileExists(filepath.Join(dir, "build.ninja")) {
+	if !Configured(dir) {
 		return "", fmt.Errorf("%s has no build.ninja: configure it first (with the Ninja generator)", dir)
 	}
 	f, err := os.Open(filepath.Join(dir, "CMakeCache.txt"))
@@ -163,6 +163,10 @@ func ninjaFor(dir string) (string, error) {
 	}
 	return "ninja", nil
 }
+
+// Configured says whether dir holds a generated build.ninja: a build
+// Ninja can be asked about. It is the one test of it.
+func Configured(dir string) bool { return fileExists(filepath.Join(dir, "build.ninja")) }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)

@@ -45,7 +45,7 @@ type DryRun struct {
 // may be made of it (the racy rule, see nowork.go). With lock "" no record
 // is made.
 func StartDryRun(ctx context.Context, dir, lock string) *DryRun {
-	if !fileExists(filepath.Join(dir, "build.ninja")) {
+	if !Configured(dir) {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -85,10 +85,12 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	if err := gitrun.CheckRev(o.Candidate); err != nil {
 		return nil, fail.Configf("overlay apiDrift: the candidate %q %v; give an MLX commit id, a branch or a tag", shortID(o.Candidate), err)
 	}
-	p, err := Prepare(ctx, o.Job, "overlay:apiDrift", o.Backend)
+	r, err := open(ctx, o.Job, request{target: "overlay:apiDrift", backend: o.Backend, resolve: true})
+	defer r.close()
 	if err != nil {
 		return nil, err
 	}
+	p := r.Prepared
 	proj := p.Config.Project
 	upstream := forksync.Upstream(proj)
 	if upstream == "" {
@@ -183,10 +185,10 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 		defines[k] = v
 	}
 	var env []string
-	if p.ROCm != nil {
-		extra, e, err := p.ROCm.CMakeSetup(filepath.Join(dir, "hip-prefix"))
+	if p.Located != nil {
+		extra, e, err := p.Located.CMakeSetup(filepath.Join(dir, "hip-prefix"))
 		if err != nil {
-			return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
+			return nil, fmt.Errorf("preparing CMake for %s: %w", p.Located, err)
 		}
 		for k, v := range extra {
 			defines[k] = v

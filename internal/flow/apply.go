@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/internal/gcpause"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -17,30 +17,12 @@ import (
 // else: no toolchain, no architectures, no CMake. It takes the backend's
 // lock, so concurrent applies and builds take turns.
 func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, error) {
-	o = o.withDefaults()
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	r, err := open(ctx, o, request{target: "overlay:apply", backend: backend, exact: true, lock: true, readManifest: true})
+	defer r.close()
 	if err != nil {
 		return overlays.Stats{}, err
 	}
-	spec, err := cfg.Spec(backend)
-	if err != nil {
-		return overlays.Stats{}, err
-	}
-	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Spec: spec, Layout: cache.For(cfg.CacheRoot.Value, backend)}
-	// A no-op allocates mostly the manifest, which it keeps: with a large
-	// one, no collection until the run ends, unless it needs more than the
-	// manifest suggests.
-	if headroom, pause := applyHeadroom(p.Layout.Manifest); pause {
-		defer gcpause.For(headroom)()
-	}
-	// The manifest is read while the cache is checked and locked; the
-	// materialize under the lock keeps it only if the file did not change.
-	p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
-	unlock, err := p.lockCache(ctx)
-	if err != nil {
-		return overlays.Stats{}, err
-	}
-	defer unlock()
+	p, o := r.Prepared, r.Opts
 	stats, files, err := p.materialize(ctx)
 	if err != nil {
 		return overlays.Stats{}, err
@@ -78,7 +60,7 @@ func Clean(o Options, backend string, withDeps bool) error {
 	if err != nil {
 		return err
 	}
-	backends := configs.Names
+	backends := backends.Names()
 	if backend != "" {
 		if withDeps {
 			return fail.Configf("-deps=true cleans the dependency store, which every backend shares: leave out -backend=%s to clean the whole cache with it", backend)

@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -47,106 +44,41 @@ type Phase struct {
 	Took time.Duration
 }
 
-// Build runs the whole build of one backend: prepare, materialize the tree,
-// decide from the stamp, configure and build with CMake and Ninja, write
-// the link plan and the stamp.
+// Build builds one backend: the run opened (configuration, selection,
+// toolchain, architectures, lock), the tree materialized, the one decision
+// made, CMake and Ninja run where it says, the link plan and the stamp
+// written, the run closed.
 func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
-	sum, _, err := build(ctx, o, target, backend)
-	return sum, err
+	r, err := open(ctx, o, buildRequest(target, backend))
+	defer r.close()
+	if err != nil {
+		return nil, err
+	}
+	return r.build(ctx)
 }
 
-// build is Build that also returns what it prepared, so verify checks the
-// very build it made without resolving everything again.
-func build(ctx context.Context, o Options, target, backend string) (*Summary, *Prepared, error) {
-	o = o.withDefaults()
+// buildRequest is what a build asks of its run's opening.
+func buildRequest(target, backend string) request {
+	return request{target: target, backend: backend, resolve: true, build: true, lock: true}
+}
+
+// build is the build of an opened run, which verify's checks then read.
+func (r *run) build(ctx context.Context) (*Summary, error) {
+	p, o := r.Prepared, r.Opts
 	pr := o.printer()
-	t0 := time.Now()
-	// Where the cache is unless the project file names another (a few
-	// stats say): a configured build there is locked now, and Ninja's own
-	// no-op check starts beside the parse of that file and the rest of
-	// mlxbuild's checks (cmake.DryRun: only under the lock does no other
-	// build change what it reads). Nothing of it is trusted until the file
-	// says this cache is the project's; another one drops it. Where there
-	// is no build yet nothing is written before the configuration is
-	// checked whole: the lock waits until then.
-	var lock heldLock
-	defer lock.release()
-	if slices.Contains(configs.Names, backend) {
-		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
-			if l := cache.For(root, backend); configured(l) && cache.CheckRoot(root) == nil {
-				if err := lock.take(ctx, l, backend, pr); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-	}
-	p, err := loadConfig(o, backend)
-	if err != nil {
-		return nil, nil, err
-	}
-	if lock.dir != "" && lock.dir != p.Layout.Dir {
-		lock.release() // the project file names another cache
-	}
-	if lock.dir == "" && slices.Contains(configs.Names, backend) && configured(p.Layout) {
-		if err := lock.take(ctx, p.Layout, backend, pr); err != nil {
-			return nil, nil, err
-		}
-	}
-	if lock.dir != "" {
-		if err := p.settleCache(); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := p.selectBackend(target, backend); err != nil {
-		return nil, nil, err
-	}
-	if lock.dir != "" && lock.dir != p.Layout.Dir {
-		// Another backend was chosen (a Cargo feature, MLXBUILD_BACKENDS):
-		// its own cache is locked below.
-		lock.release()
-	}
-	if err := p.resolve(ctx); err != nil {
-		return nil, nil, err
-	}
-	for _, w := range p.Warnings {
-		pr.Warn("%s", w)
-	}
 	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log}
 	if p.Arch != nil {
-		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
+		sum.Arch, sum.ArchSource = p.archList, p.Arch.Source
 	}
-	// What the toolchain must bring does not depend on the build: check it
-	// now, in seconds, so a missing package or library is named first.
-	if gaps := p.toolchainGaps(); len(gaps) > 0 {
-		return nil, nil, p.gapsError(gaps)
-	}
-	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(t0)})
-	if lock.dir == "" {
-		unlock, err := p.lockCache(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		lock.hold(ctx, p.Layout, unlock)
-	}
-	dry := lock.dry
-
-	// This first decision only chooses whether to purge for a new pin
-	// (the overlay's hashes come from materializing, below).
-	d, err := p.decidePurge(pr.Warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	if d.PurgeFrom != "" {
-		dry.Stop() // it reads what the purge removes, and its answer is void
-		if err := cache.PurgeForPin(p.Layout, d.PurgeFrom, d.PurgeTo); err != nil {
-			return nil, nil, err
-		}
+	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(r.opened)})
+	dry := r.lock.dry
+	if _, err := r.purgeOldPin(); err != nil {
+		return nil, err
 	}
 	// When nothing is to be redone, say nothing until something is: a
 	// no-op is one line, as cargo's and Ninja's are (-v for the details).
-	// Steps are held back until the decision made with the dependencies
-	// known (below) says whether anything is to be redone; the first one
-	// lacks their inputs, so it cannot tell a no-op.
+	// Steps are held back until the decision (made once the tree and its
+	// dependencies are known, below) says whether anything is to be redone.
 	quiet := !o.verbose()
 	var held [][]any
 	step := func(format string, args ...any) { held = append(held, append([]any{format}, args...)) }
@@ -165,7 +97,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	step("source: %s", p.pinLabel())
 	stats, files, err := p.materialize(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum.Materialize = stats
 	if p.layers() == nil {
@@ -184,20 +116,20 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 
 	// The dependencies the tree declares must all be provided before
 	// CMake runs: it may not download them itself. Where each comes from
-	// is a stamp input, so the decision is made again with them known
-	// (the first one only chose whether to purge for a new pin).
+	// is a stamp input: the decision is made once they are known.
 	nw := len(p.Warnings)
 	if err := p.resolveDeps(p.Layout.Tree); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if p.DepsErr != nil {
-		return nil, nil, p.DepsErr
+		return nil, p.DepsErr
 	}
 	for _, w := range p.Warnings[nw:] {
 		pr.Warn("%s", w)
 	}
-	if d, err = p.decide(func(string, ...any) {}); err != nil {
-		return nil, nil, err
+	d, err := r.decide(pr.Warn)
+	if err != nil {
+		return nil, err
 	}
 	sum.Why = d.Why
 	if quiet && (len(d.Why) > 0 || d.Configure) {
@@ -211,7 +143,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			} else if err == nil {
 				printSummary(pr, sum)
 			}
-			return sum, p, err
+			return sum, err
 		}
 	}
 	dry.Stop()
@@ -228,7 +160,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			pr.Step("configure (%s)", d.ConfigureWhy)
 		}
 		if expect, err = p.configure(ctx, d, files); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		p.completeCompileDB(ctx, pr.Warn)
 		sum.Reconfigured = true
@@ -238,13 +170,13 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	t = time.Now()
 	jobs, err := p.jobs()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
-	if p.ROCm != nil {
+	if p.customCommands() {
 		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
@@ -269,14 +201,14 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 			if where := files.where(res.Errors); where != "" {
 				fix = where + "; then run the build again"
 			}
-			return nil, nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), fix)
+			return nil, fail.WithFix(fmt.Errorf("the %s build failed: %w", p.Backend, err), fix)
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	// Ninja re-runs CMake when a CMake file changed: what it left must
 	// still be this build's.
 	if err := p.checkCache(expect); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum.Steps = res.Steps
 	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
@@ -284,14 +216,14 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	t = time.Now()
 	plan, err := p.linkPlan()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum.Notes = plan.Notes
 	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
 	if quiet && sum.noop() {
@@ -302,7 +234,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		}
 		printSummary(pr, sum)
 	}
-	return sum, p, nil
+	return sum, nil
 }
 
 // configure runs CMake's configure step on the tree, in an emptied build

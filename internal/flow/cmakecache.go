@@ -5,7 +5,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -62,7 +61,7 @@ func (p *Prepared) checkCache(expect map[string]string) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s %s; %s %s", m.Name, have, who, quoteValue(m.Want)))
 	}
-	if sw := backends.SwitchVar(p.Backend); sw != "" && !c.On(sw) && !named[sw] {
+	if sw := p.Kind.Switch; sw != "" && !c.On(sw) && !named[sw] {
 		have := "is not set"
 		if e, ok := c.Get(sw); ok {
 			have = "is " + quoteValue(e.Value)

@@ -14,7 +14,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
-	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -32,26 +31,18 @@ type decision struct {
 	expect map[string]string
 }
 
-// decide reads the stamp and the configure record and decides what this run
-// redoes. It writes nothing, so plan prints exactly what build would do;
-// warn receives what the user should know (a launcher not installed).
-func (p *Prepared) decide(warn func(format string, args ...any)) (*decision, error) {
-	return p.decideWith(warn, true)
-}
-
-// decidePurge is decide for the one thing a build asks before its tree is
-// materialized: whether the pin changed (Decision.PurgeFrom), which no
-// overlay file bears on; the rest of its decision is not to be acted on.
-func (p *Prepared) decidePurge(warn func(format string, args ...any)) (*decision, error) {
-	return p.decideWith(warn, false)
-}
-
-func (p *Prepared) decideWith(warn func(format string, args ...any), overlay bool) (*decision, error) {
-	old, configured, err := p.readLastBuild()
+// decide is the one decision of a run: what changed since the last
+// successful build (the stamp against this run's inputs, with the overlay's
+// files and the dependencies' providers known) and what the build must
+// redo for it. It writes nothing, so plan prints exactly what build would
+// do; warn receives what the user should know (a launcher not installed).
+func (r *run) decide(warn func(format string, args ...any)) (*decision, error) {
+	p := r.Prepared
+	last, err := r.lastBuild()
 	if err != nil {
 		return nil, err
 	}
-	cur, err := p.stampInputs(overlay)
+	cur, err := p.stampInputs()
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +67,7 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 	if err != nil {
 		return nil, err
 	}
-	if p.ROCm == nil {
+	if !p.customCommands() {
 		// Only a HIP build has custom commands the launcher is for.
 		compilecache.DropLaunchDefines(ldefs)
 	}
@@ -89,90 +80,37 @@ func (p *Prepared) decideWith(warn func(format string, args ...any), overlay boo
 		return nil, err
 	}
 	d := cache.Decide(cache.BuildState{
-		Old: old, Configured: configured, Cur: cur, Launcher: ldefs,
-		BuildReady: exists(filepath.Join(p.Layout.Build, "build.ninja")),
-		CMakeCache: cmc, Expect: expect,
+		Old: last.stamp, Configured: last.configured, Cur: cur, Launcher: ldefs,
+		BuildReady: r.Configured(), CMakeCache: cmc, Expect: expect,
 	})
-	// What the first decision read holds for the second unless the pin's
-	// purge removes the build directory in between; nothing else between
-	// them writes the stamp or the configure record.
-	if !overlay && d.PurgeFrom == "" {
-		p.lastBuild = &lastBuild{old, configured}
-	}
 	return &decision{Decision: d, cur: cur, launcher: lc, ldefs: ldefs, lenv: lenv, expect: expect}, nil
 }
 
-// lastBuild is what the last successful build left: its stamp and the
-// record of what CMake was configured with (nil when absent).
-type lastBuild struct {
-	stamp      *cache.Stamp
-	configured *cache.ConfigureRecord
-}
-
-// readLastBuild reads the stamp and the configure record, or takes them
-// from the first decision of this run (see decideWith), and forgets them:
-// each kept copy serves one decision.
-func (p *Prepared) readLastBuild() (*cache.Stamp, *cache.ConfigureRecord, error) {
-	if l := p.lastBuild; l != nil {
-		p.lastBuild = nil
-		return l.stamp, l.configured, nil
-	}
-	old, err := cache.ReadStamp(p.Layout.Stamp)
+// purgeOldPin removes the old pin's tree and build directory when the
+// last successful build was of another pin, before the tree is
+// materialized at this one. It reports whether it purged.
+func (r *run) purgeOldPin() (bool, error) {
+	last, err := r.lastBuild()
 	if err != nil {
-		return nil, nil, err
+		return false, err
 	}
-	configured, err := cache.ReadConfigureRecord(p.Layout.Build)
-	if err != nil {
-		return nil, nil, err
+	from := cache.OldPin(last.stamp, r.pinLabel())
+	if from == "" {
+		return false, nil
 	}
-	return old, configured, nil
-}
-
-// lockCache creates the backend's cache directory (refusing one that
-// another project owns) and takes its lock, so concurrent builds and applies
-// take turns, then removes what killed runs left there; call the returned
-// func to release it.
-func (p *Prepared) lockCache(ctx context.Context) (func() error, error) {
-	if err := p.prepareCache(); err != nil {
-		return nil, err
+	r.lock.dry.Stop() // it reads what the purge removes, and its answer is void
+	if err := cache.PurgeForPin(r.Layout, from, r.pinLabel()); err != nil {
+		return false, err
 	}
-	unlock, err := lockLayout(ctx, p.Layout, p.Backend, p.Opts.printer())
-	if err != nil {
-		return nil, err
-	}
-	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
-		unlock()
-		return nil, err
-	}
-	return unlock, nil
+	// The build directory went with its configure record; the stamp stays,
+	// so the decision still says the pin changed.
+	r.configured, last.configured = false, nil
+	return true, nil
 }
 
 // prepareCache creates the backend's cache directory, refusing one that
 // another project owns.
 func (p *Prepared) prepareCache() error { return cache.Prepare(p.Layout, p.Config.Project.Dir) }
-
-// settleCache is what lockCache does around the lock for a cache locked
-// before the project file was read: the directory checked as this
-// project's, then cleared of what killed runs left.
-func (p *Prepared) settleCache() error {
-	if err := p.prepareCache(); err != nil {
-		return err
-	}
-	_, err := cache.RemoveStaleTemps(p.Layout)
-	return err
-}
-
-// lockLayout takes the lock of a backend's cache directory, saying so when
-// another mlxbuild holds it.
-func lockLayout(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer) (func() error, error) {
-	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, l.Lock)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("locking the %s cache: %w", backend, err)
-	}
-	return unlock, nil
-}
 
 // materialize makes sure the pristine source is at the pin and applies the
 // overlay into the backend's tree.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
@@ -97,7 +98,7 @@ func fetchBackends(cfg *configs.Config, list string) ([]string, error) {
 		var out []string
 		for _, n := range strings.Split(list, ",") {
 			n = strings.TrimSpace(n)
-			if !slices.Contains(configs.Names, n) {
+			if backends.Lookup(n) == nil {
 				return nil, configs.UnknownBackend(n)
 			}
 			out = append(out, n)
@@ -105,7 +106,7 @@ func fetchBackends(cfg *configs.Config, list string) ([]string, error) {
 		return out, nil
 	}
 	out := []string{"cpu"}
-	for _, n := range configs.Names {
+	for _, n := range backends.Names() {
 		if _, ok := cfg.Project.Backends[n]; ok && n != "cpu" {
 			out = append(out, n)
 		}

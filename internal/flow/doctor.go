@@ -57,11 +57,12 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 		fs = append(fs, Finding{What: "project file", OK: true, Detail: cfg.Project.File})
 		fs = append(fs, launcherFindings(ctx, cfg, o)...)
 	}
-	for _, name := range configs.Names {
-		spec, err := configs.Builtin(name)
-		if cfgErr == nil {
-			spec, err = cfg.Spec(name)
+	for _, name := range backends.Names() {
+		project := cfg
+		if cfgErr != nil {
+			project = nil // the built-in specs
 		}
+		spec, err := backends.Lookup(name).Spec(project)
 		if err != nil {
 			fs = append(fs, Finding{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"})
 			continue
@@ -101,8 +102,8 @@ func describeTool(path string, v *version.Version) string {
 func checkConstraints(spec *configs.Spec) []Finding {
 	var fs []Finding
 	for _, t := range slices.Sorted(maps.Keys(spec.Constraints)) {
-		if t == "rocm" || t == "cuda" {
-			continue
+		if toolchainKind(t) != nil {
+			continue // versionFinding checks it once the toolchain is found
 		}
 		c, _ := version.NewConstraint(spec.Constraints[t])
 		_, v, err := backends.Tool(t)
@@ -122,29 +123,29 @@ func checkConstraints(spec *configs.Spec) []Finding {
 	return fs
 }
 
+// checkToolchain locates the toolchain the spec names, as a build does
+// (without its cache), and reports it, its version and its libraries.
 func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
-	var fs []Finding
-	switch name {
-	case "rocm":
-		r, err := backends.LocateROCm(o.Env)
-		if err != nil {
-			return append(fs, Finding{Backend: name, What: "ROCm toolchain", Detail: err.Error(),
-				Fix: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH"})
+	if spec.Toolchain == nil {
+		return nil
+	}
+	tool := spec.Toolchain.Name
+	kind := toolchainKind(tool)
+	if kind == nil {
+		return []Finding{{Backend: name, What: "toolchain", Detail: fmt.Sprintf("%s: toolchain %q is not one mlxbuild knows", spec.Toolchain.Pos, tool), Fix: "fix the spec file named"}}
+	}
+	t, err := kind.Locate(o.Env, "")
+	if err != nil {
+		return []Finding{{Backend: name, What: kind.Title, Detail: err.Error(), Fix: kind.Install}}
+	}
+	fs := []Finding{{Backend: name, What: kind.Title, OK: true, Detail: t.String()}}
+	info := t.Info(toolchainEnv(spec, kind.Env))
+	fs = append(fs, versionFinding(name, tool, spec, info.Version))
+	fs = append(fs, libFindings(spec, o.GOOS, info)...)
+	if kind.Probe != "" {
+		if _, err := exec.LookPath(kind.Probe); err != nil {
+			fs = append(fs, Finding{Backend: name, What: kind.Probe, Detail: kind.ProbeMissing, Fix: kind.ProbeFix, OK: true})
 		}
-		fs = append(fs, Finding{Backend: name, What: "ROCm toolchain", OK: true, Detail: r.String()})
-		fs = append(fs, versionFinding(name, "rocm", spec, r.Version))
-		fs = append(fs, libFindings(spec, o.GOOS, rocmInfo(r, toolchainEnv(spec, "ROCM_PATH")))...)
-		if _, err := exec.LookPath("rocminfo"); err != nil {
-			fs = append(fs, Finding{Backend: name, What: "rocminfo", Detail: "not found (the KFD probe still works on a GPU machine)", Fix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES", OK: true})
-		}
-	case "cuda":
-		c, err := backends.LocateCUDA(o.Env)
-		if err != nil {
-			return append(fs, Finding{Backend: name, What: "CUDA toolkit", Detail: err.Error()}) // the error says what to do
-		}
-		fs = append(fs, Finding{Backend: name, What: "CUDA toolkit", OK: true, Detail: c.String()})
-		fs = append(fs, versionFinding(name, "cuda", spec, c.Version))
-		fs = append(fs, libFindings(spec, o.GOOS, cudaInfo(c, toolchainEnv(spec, "CUDA_HOME")))...)
 	}
 	return fs
 }

@@ -13,7 +13,7 @@ import (
 // the launcher changes, so what the chosen cache cannot do is said here,
 // once per change.
 func (p *Prepared) launchScript(d *decision) ([]string, error) {
-	if p.ROCm == nil {
+	if !p.customCommands() {
 		return nil, nil
 	}
 	if note := d.launcher.HIPNote(); note != "" {

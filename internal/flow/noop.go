@@ -2,8 +2,7 @@ package flow
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"fmt"
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/cache"
@@ -67,34 +66,29 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 	return true, nil
 }
 
-// configured says whether the layout holds a build Ninja can be asked about.
-func configured(l cache.Layout) bool {
-	_, err := os.Stat(filepath.Join(l.Build, "build.ninja"))
-	return err == nil
-}
-
-// heldLock is a backend cache's lock a build holds, and Ninja's dry run
-// started under it.
+// heldLock is a backend cache's lock a run holds, and Ninja's dry run
+// started under it for a build.
 type heldLock struct {
 	dir    string // the locked backend directory; "" when none is held
+	layout cache.Layout
 	unlock func() error
-	dry    *cmake.DryRun
+	dry    *cmake.DryRun // nil without one
 }
 
-// take locks l's directory and starts Ninja's dry run on its build.
-func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer) error {
-	unlock, err := lockLayout(ctx, l, backend, pr)
+// take locks l's directory, saying so when another mlxbuild holds it, and
+// with dry starts Ninja's dry run on its build.
+func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer, dry bool) error {
+	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
+		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, l.Lock)
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("locking the %s cache: %w", backend, err)
 	}
-	h.hold(ctx, l, unlock)
+	h.dir, h.layout, h.unlock = l.Dir, l, unlock
+	if dry {
+		h.dry = cmake.StartDryRun(ctx, l.Build, l.Lock)
+	}
 	return nil
-}
-
-// hold keeps unlock, l's lock already taken, and starts Ninja's dry run on
-// its build.
-func (h *heldLock) hold(ctx context.Context, l cache.Layout, unlock func() error) {
-	h.dir, h.unlock, h.dry = l.Dir, unlock, cmake.StartDryRun(ctx, l.Build, l.Lock)
 }
 
 // release stops the dry run, then gives the lock up.

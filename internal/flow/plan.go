@@ -15,11 +15,12 @@ import (
 // triggers, each with where it came from) and what a build would redo and
 // why. It writes nothing.
 func Plan(ctx context.Context, o Options, target, backend string) error {
-	o = o.withDefaults()
-	p, err := Prepare(ctx, o, target, backend)
+	r, err := open(ctx, o, request{target: target, backend: backend, resolve: true})
+	defer r.close()
 	if err != nil {
 		return err
 	}
+	p, o := r.Prepared, r.Opts
 	if err := p.resolveDeps(p.planTrees()...); err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		fmt.Fprintf(w, "toolchain: %s %s at %s (lib %s)\n", p.Toolchain.Name, verString(p.Toolchain), p.Toolchain.Root, p.Toolchain.Lib)
 	}
 	if p.Arch != nil {
-		fmt.Fprintf(w, "architectures: %s (from %s) -> %s\n", strings.Join(p.Arch.Targets, ";"), p.Arch.Source, strings.Join(p.Spec.Architectures.CMake, ", "))
+		fmt.Fprintf(w, "architectures: %s (from %s) -> %s\n", p.archList, p.Arch.Source, strings.Join(p.Spec.Architectures.CMake, ", "))
 	}
 	jobs, origin := p.Config.Jobs.Value, p.Config.Jobs.Origin
 	if jobs == "" {
@@ -92,12 +93,12 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	if err := p.checkBeforeConfigure(); err != nil {
 		fmt.Fprintf(w, "warning:   a build would stop before configure: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n           "))
 	}
-	return p.explain(w)
+	return r.explain(w)
 }
 
 // explain prints the build's own decision: what it would redo and why.
-func (p *Prepared) explain(w io.Writer) error {
-	d, err := p.decide(func(format string, args ...any) {
+func (r *run) explain(w io.Writer) error {
+	d, err := r.decide(func(format string, args ...any) {
 		fmt.Fprintf(w, "warning:   "+format+"\n", args...)
 	})
 	if err != nil {

@@ -20,18 +20,24 @@ import (
 )
 
 // Prepared is everything known about a build before the disk is touched:
-// the project file and spec loaded, the backend selected, the toolchain
-// located and the GPU architectures resolved.
+// the project file and the backend's spec, the toolchain, the
+// architectures, the defines (a run's opening makes it, see open).
 type Prepared struct {
 	Opts      Options
 	Config    *configs.Config
 	Backend   string
+	Kind      *backends.Backend // the registry's entry for Backend
 	Spec      *configs.Spec
 	Layout    cache.Layout
 	Toolchain *backends.ToolchainInfo // nil for cpu and metal
-	ROCm      *backends.ROCm
-	CUDA      *backends.CUDA
-	Arch      *arch.Result // nil for backends without architectures
+	// Located is the toolchain itself (nil for cpu and metal), and
+	// toolKind how the registry finds it.
+	Located  backends.Toolchain
+	toolKind *backends.ToolchainKind
+	Arch     *arch.Result // nil for backends without architectures
+	// archList is Arch's targets joined once (arch.Join), as the
+	// defines, the stamp, plan and the summary give them.
+	archList string
 	// Defines are the CMake cache entries, and CMakeEnv the variables
 	// CMake's environment needs (Debian's HIP layout).
 	Defines  map[string]string
@@ -54,29 +60,13 @@ type Prepared struct {
 	// treeKey is the identity of the tree's manifest once this run
 	// materialized the tree ("" before, or without a manifest).
 	treeKey string
-	// lastBuild is kept by the first decision for the second.
-	lastBuild *lastBuild
 	// manifestAhead is the tree's manifest being read while the cache is
 	// locked, or nil (materialize reads it then).
 	manifestAhead *overlays.ManifestAhead
 }
 
-// Prepare loads the configuration, selects the backend (from the target's
-// own backend, MLXBUILD_BACKENDS and Cargo features), locates the toolchain,
-// checks version constraints and resolves the architectures.
-func Prepare(ctx context.Context, o Options, target, backend string) (*Prepared, error) {
-	p, err := prepareConfig(o, target, backend)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.resolve(ctx); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// resolve is the part of Prepare that looks beyond the configuration: the
-// toolchain, its constraints, the architectures, the defines.
+// resolve looks beyond the configuration: the toolchain, its
+// constraints, the architectures, the defines.
 func (p *Prepared) resolve(ctx context.Context) error {
 	o, spec := p.Opts, p.Spec
 	if err := p.locateToolchain(); err != nil {
@@ -93,40 +83,10 @@ func (p *Prepared) resolve(ctx context.Context) error {
 	}
 	if p.Arch != nil {
 		for _, v := range spec.Architectures.CMake {
-			p.Defines[v] = arch.Join(p.Arch.Targets)
+			p.Defines[v] = p.archList
 		}
 	}
 	return nil
-}
-
-// prepareConfig is the part of Prepare that reads only the configuration:
-// the project file, the backend's selection and spec, the cache layout.
-// verify runs its source checks on it when the rest of Prepare fails.
-func prepareConfig(o Options, target, backend string) (*Prepared, error) {
-	p, err := loadConfig(o, backend)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.selectBackend(target, backend); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// loadConfig reads the project file only. The Prepared it returns is for
-// the backend the target asks for ("" when it asks none), whose cache
-// layout is then known already: selectBackend makes the choice.
-func loadConfig(o Options, backend string) (*Prepared, error) {
-	o = o.withDefaults()
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
-	if err != nil {
-		return nil, err
-	}
-	p := &Prepared{Opts: o, Config: cfg, Backend: backend, Defines: map[string]string{}}
-	if backend != "" {
-		p.Layout = cache.For(cfg.CacheRoot.Value, backend)
-	}
-	return p, nil
 }
 
 // selectBackend chooses the backend to build (the target's own,
@@ -153,7 +113,7 @@ func (p *Prepared) selectBackend(target, backend string) error {
 	if spec, err = specOf(chosen); err != nil {
 		return err
 	}
-	p.Backend, p.Spec, p.Layout = chosen, spec, cache.For(cfg.CacheRoot.Value, chosen)
+	p.Backend, p.Kind, p.Spec = chosen, backends.Lookup(chosen), spec
 	return nil
 }
 
@@ -165,11 +125,11 @@ func (p *Prepared) cmakeSetup() (map[string]string, error) {
 	for k, v := range p.Defines {
 		defs[k] = v
 	}
-	if p.ROCm != nil {
+	if p.Located != nil {
 		// Its defines are toolchainDefines', which the stamp holds.
-		extra, env, err := p.ROCm.CMakeSetup(p.Layout.HIPPrefix)
+		extra, env, err := p.Located.CMakeSetup(p.Layout.HIPPrefix)
 		if err != nil {
-			return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
+			return nil, fmt.Errorf("preparing CMake for %s: %w", p.Located, err)
 		}
 		for k, v := range extra {
 			defs[k] = v
@@ -184,12 +144,12 @@ func (p *Prepared) cmakeSetup() (map[string]string, error) {
 // writing anything: stamp inputs, and what the build's decision compares
 // with CMake's cache.
 func (p *Prepared) toolchainDefines() (map[string]string, error) {
-	if p.ROCm == nil {
+	if p.Located == nil {
 		return nil, nil
 	}
-	defs, err := p.ROCm.CMakeDefines(p.Layout.HIPPrefix)
+	defs, err := p.Located.CMakeDefines(p.Layout.HIPPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("preparing CMake for %s: %w", p.ROCm, err)
+		return nil, fmt.Errorf("preparing CMake for %s: %w", p.Located, err)
 	}
 	return defs, nil
 }
@@ -199,26 +159,41 @@ func (p *Prepared) locateToolchain() error {
 	if t == nil {
 		return nil
 	}
-	switch t.Name {
-	case "rocm":
-		r, err := backends.LocateROCmCached(p.Opts.Env, p.Layout.Discovery)
-		if err != nil {
-			return err
-		}
-		p.ROCm = r
-		p.Toolchain = rocmInfo(r, t.Env)
-	case "cuda":
-		c, err := backends.LocateCUDACached(p.Opts.Env, p.Layout.Discovery)
-		if err != nil {
-			return err
-		}
-		p.CUDA = c
-		p.Toolchain = cudaInfo(c, t.Env)
-	default:
-		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (rocm, cuda)", t.Pos, t.Name)
+	kind := toolchainKind(t.Name)
+	if kind == nil {
+		return fail.Configf("%s: toolchain %q is not one mlxbuild knows (%s)", t.Pos, t.Name, strings.Join(toolchainNames(), ", "))
+	}
+	located, err := kind.Locate(p.Opts.Env, p.Layout.Discovery)
+	if err != nil {
+		return err
+	}
+	p.Located, p.toolKind, p.Toolchain = located, kind, located.Info(t.Env)
+	return nil
+}
+
+// toolchainKind is how the registry finds the toolchain of that name, or
+// nil when no backend has one so named.
+func toolchainKind(name string) *backends.ToolchainKind {
+	if b := backends.Lookup(name); b != nil {
+		return b.Toolchain
 	}
 	return nil
 }
+
+// toolchainNames are the toolchains mlxbuild can locate.
+func toolchainNames() []string {
+	var names []string
+	for _, n := range backends.Names() {
+		if toolchainKind(n) != nil {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// customCommands says the build compiles in CMake custom commands that
+// only mlxbuild's launcher reaches (see backends.ToolchainKind).
+func (p *Prepared) customCommands() bool { return p.toolKind != nil && p.toolKind.CustomCommands }
 
 // checkConstraints applies the spec's version constraints (go-version
 // syntax) to the tools and the toolchain.
@@ -227,8 +202,8 @@ func (p *Prepared) checkConstraints() error {
 	for _, tool := range slices.Sorted(maps.Keys(p.Spec.Constraints)) {
 		c, _ := version.NewConstraint(p.Spec.Constraints[tool])
 		var v *version.Version
-		switch tool {
-		case "rocm", "cuda":
+		switch {
+		case toolchainKind(tool) != nil:
 			if p.Toolchain == nil || p.Toolchain.Name != tool {
 				continue
 			}
@@ -271,7 +246,7 @@ func (p *Prepared) resolveArch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.Arch = &r
+	p.Arch, p.archList = &r, arch.Join(r.Targets)
 	p.Warnings = append(p.Warnings, r.Warnings...)
 	return nil
 }
@@ -282,13 +257,21 @@ func (p *Prepared) resolveArch(ctx context.Context) error {
 func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env func(string) string) (arch.Result, error) {
 	a := spec.Architectures
 	opts := arch.Options{Env: env, Default: a.Default, Var: a.Env, Probes: a.Probes}
-	switch backend {
-	case "rocm":
-		return arch.ResolveROCm(ctx, opts)
-	case "cuda":
-		return arch.ResolveCUDA(ctx, opts)
+	if b := backends.Lookup(backend); b != nil && b.Resolve != nil {
+		return b.Resolve(ctx, opts)
 	}
-	return arch.Result{}, fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for rocm and cuda", backend)
+	return arch.Result{}, fmt.Errorf("backend %s declares architectures, but mlxbuild resolves them only for %s", backend, strings.Join(archNames(), " and "))
+}
+
+// archNames are the backends whose architectures mlxbuild resolves.
+func archNames() []string {
+	var names []string
+	for _, n := range backends.Names() {
+		if backends.Lookup(n).Resolve != nil {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // ResolveArch is arch:<backend>: the architectures a build of backend would
@@ -296,14 +279,18 @@ func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env fu
 // spec outside a project).
 func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, error) {
 	o = o.withDefaults()
-	var spec *configs.Spec
-	cfg, err := configs.LoadConfig(o.Dir, o.Env)
-	switch {
-	case errors.Is(err, configs.ErrNoProjectFile):
-		spec, err = configs.Builtin(backend)
-	case err == nil:
-		spec, err = cfg.Spec(backend)
+	b := backends.Lookup(backend)
+	if b == nil {
+		return arch.Result{}, configs.UnknownBackend(backend)
 	}
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if errors.Is(err, configs.ErrNoProjectFile) {
+		cfg, err = nil, nil
+	}
+	if err != nil {
+		return arch.Result{}, err
+	}
+	spec, err := b.Spec(cfg)
 	if err != nil {
 		return arch.Result{}, err
 	}
@@ -318,11 +305,11 @@ func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, e
 // instead of a device-library error deep in the log. Each target costs a
 // probe compile, so it runs only before a configure.
 func (p *Prepared) checkArchSupport() error {
-	if p.ROCm == nil || p.Arch == nil {
+	if p.Located == nil || p.Arch == nil {
 		return nil
 	}
 	for _, t := range p.Arch.Targets {
-		if err := p.ROCm.SupportsArch(t); err != nil {
+		if err := p.Located.SupportsArch(t); err != nil {
 			return err
 		}
 	}
@@ -333,15 +320,3 @@ func (p *Prepared) checkArchSupport() error {
 // or override) is a stamp input. A built-in spec's was computed when it
 // was generated; the value is the same either way.
 func specHash(s *configs.Spec) string { return s.Fingerprint() }
-
-// rocmInfo is what the link plan needs of a located ROCm; env is the
-// spec's toolchain variable. A build and doctor both make it here.
-func rocmInfo(r *backends.ROCm, env string) *backends.ToolchainInfo {
-	return &backends.ToolchainInfo{Name: "rocm", Env: env, Root: r.Root, Bin: r.BinDir, Lib: r.LibDir, Version: r.Version}
-}
-
-// cudaInfo is what the link plan needs of a located CUDA toolkit; env is
-// the spec's toolchain variable. A build and doctor both make it here.
-func cudaInfo(c *backends.CUDA, env string) *backends.ToolchainInfo {
-	return &backends.ToolchainInfo{Name: "cuda", Env: env, Root: c.Root, Bin: c.BinDir, Lib: c.LibDir, Version: c.Version}
-}

@@ -1,24 +1,21 @@
 package flow
 
 import (
-	"os"
-
-	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // stampInputs is every input of the build, by the names plan prints.
 // Values of trigger variables are recorded as set or unset plainly; a
 // launcher's settings are deliberately absent (switching ccache on must not
-// rebuild the tree). Without overlay, the overlay's files are left out.
-func (p *Prepared) stampInputs(overlay bool) (*cache.Stamp, error) {
+// rebuild the tree).
+func (p *Prepared) stampInputs() (*cache.Stamp, error) {
 	s := &cache.Stamp{Inputs: map[string]string{
 		"spec":             p.specSum(),
 		"pin":              p.pinLabel(),
 		"mlxbuild.version": Version,
 	}}
 	if p.Arch != nil {
-		s.Inputs["architectures"] = arch.Join(p.Arch.Targets)
+		s.Inputs["architectures"] = p.archList
 	}
 	if p.Toolchain != nil {
 		s.Inputs["toolchain.root"] = p.Toolchain.Root
@@ -56,9 +53,6 @@ func (p *Prepared) stampInputs(overlay bool) (*cache.Stamp, error) {
 	for _, c := range p.Deps {
 		s.Inputs["dep:"+c.Dep.Name] = c.Input()
 	}
-	if !overlay {
-		return s, nil
-	}
 	files, err := p.overlayHashes()
 	if err != nil {
 		return nil, err
@@ -69,8 +63,7 @@ func (p *Prepared) stampInputs(overlay bool) (*cache.Stamp, error) {
 	return s, nil
 }
 
-// specSum is specHash of the run's spec, computed once: a build decides
-// twice, and the spec does not change in between.
+// specSum is specHash of the run's spec, computed once per run.
 func (p *Prepared) specSum() string {
 	if p.specHash == "" {
 		p.specHash = specHash(p.Spec)
@@ -94,9 +87,4 @@ func (p *Prepared) pinLabel() string {
 		return "dir " + p.Config.Project.Abs(src.Dir)
 	}
 	return src.Pin
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -43,8 +43,13 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	}
 	target := "verify:" + backend
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}
-	loaded, err := prepareConfig(o, target, backend)
-	if err != nil {
+	// The run is opened once, for the build and the checks alike, and
+	// holds the build's lock until the checks ran, so no other build
+	// changes what they read; it is nil when the configuration does not
+	// load or select.
+	r, err := open(ctx, o, buildRequest(target, backend))
+	defer r.close()
+	if r == nil {
 		if fail.KindOf(err) == fail.Config {
 			configResult.Status = verify.Fail
 			configResult.Reason = "the configuration does not load"
@@ -56,7 +61,10 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 		return nil, err
 	}
 	results := []verify.Result{configResult}
-	sum, p, err := build(ctx, o, target, backend)
+	var sum *Summary
+	if err == nil {
+		sum, err = r.build(ctx)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -65,9 +73,9 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 		// build as a failed check and run every check that can run.
 		results = append(results, verify.Result{Check: "build", Status: verify.Fail, Reason: "the build did not run to the end",
 			Findings: []verify.Finding{{Message: err.Error()}}})
-		p, sum = loaded, nil
+		sum = nil
 	}
-	checks, err := p.checks(ctx, sum)
+	checks, err := r.checks(ctx, sum)
 	if err != nil {
 		return nil, err
 	}

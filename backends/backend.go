@@ -1,0 +1,120 @@
+package backends
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/configs"
+)
+
+// Backend is what mlxbuild knows of one backend beside its spec: how its
+// toolchain is found, how its GPU architectures are resolved, and the CMake
+// option that turns it on in MLX. Each backend's file registers its own
+// (cpu.go, rocm.go, cuda.go, metal.go); Names and Lookup read the registry,
+// so no caller switches on a backend's name.
+type Backend struct {
+	Name string
+	// Switch is the CMake option that turns the backend on in MLX
+	// (MLX_BUILD_ROCM); "" for cpu, which has none. A build of the
+	// backend whose CMake cache does not hold it ON builds another one.
+	Switch string
+	// Toolchain says how its toolchain is found; nil for a backend that
+	// needs none (cpu, metal: the system's compilers).
+	Toolchain *ToolchainKind
+	// Resolve resolves its GPU architectures with a spec's options; nil
+	// for a backend without architectures.
+	Resolve func(ctx context.Context, o arch.Options) (arch.Result, error)
+	// order places it in Names, the order the specs are listed in.
+	order int
+}
+
+// ToolchainKind is how one backend's toolchain is found and what doctor
+// says of it.
+type ToolchainKind struct {
+	// Locate finds the toolchain; with cacheDir "" it asks afresh, else
+	// its answer is kept there between runs (see memo).
+	Locate func(env func(string) string, cacheDir string) (Toolchain, error)
+	// Title is what doctor calls it ("ROCm toolchain"), Env the variable
+	// that moves it when the spec names none, and Install what to do when
+	// none is found ("" when the locator's error says it).
+	Title, Env, Install string
+	// CustomCommands says the backend compiles in CMake custom commands
+	// (the ROCm fork's .hip files), which no compiler launcher reaches:
+	// the build puts mlxbuild's own launcher in front of them.
+	CustomCommands bool
+	// Probe is a program the architecture probes run that doctor looks
+	// for, and ProbeMissing and ProbeFix what it says without it.
+	Probe, ProbeMissing, ProbeFix string
+}
+
+// Toolchain is a located toolchain.
+type Toolchain interface {
+	String() string
+	// Info is what the link plan needs of it; env is the variable that
+	// moves it.
+	Info(env string) *ToolchainInfo
+	// CMakeDefines are the defines its layout needs (nil for none), made
+	// without writing anything; CMakeSetup writes under scratch what they
+	// point at and returns the environment CMake needs too.
+	CMakeDefines(scratch string) (map[string]string, error)
+	CMakeSetup(scratch string) (map[string]string, []string, error)
+	// SupportsArch says why it cannot compile for a GPU target (nil: it
+	// can, or it does not say).
+	SupportsArch(target string) error
+}
+
+// locator is a ToolchainKind's Locate made of a backend's two locators:
+// the one that asks afresh and the one that keeps its answer in a
+// directory.
+func locator[T Toolchain](fresh func(env func(string) string) (T, error), cached func(env func(string) string, dir string) (T, error)) func(func(string) string, string) (Toolchain, error) {
+	return func(env func(string) string, dir string) (Toolchain, error) {
+		var found T
+		var err error
+		if dir == "" {
+			found, err = fresh(env)
+		} else {
+			found, err = cached(env, dir)
+		}
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return found, nil
+	}
+}
+
+var registry []*Backend
+
+// register adds a backend; its file calls it from init.
+func register(b *Backend) {
+	registry = append(registry, b)
+	slices.SortFunc(registry, func(x, y *Backend) int { return x.order - y.order })
+}
+
+// Names are the registered backends, in the order the specs list them.
+func Names() []string {
+	names := make([]string, len(registry))
+	for i, b := range registry {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// Lookup is the registered backend of that name, or nil.
+func Lookup(name string) *Backend {
+	for _, b := range registry {
+		if b.Name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// Spec is the backend's effective spec: the project's (cfg) or, outside a
+// project (cfg nil), the built-in one.
+func (b *Backend) Spec(cfg *configs.Config) (*configs.Spec, error) {
+	if cfg == nil {
+		return configs.Builtin(b.Name)
+	}
+	return cfg.Spec(b.Name)
+}

@@ -1,0 +1,220 @@
+package flow
+
+import (
+	"context"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/backends"
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/gcpause"
+	"github.com/mlxbuild/mlxbuild/overlays"
+)
+
+// request is what a flow entry asks of the opening of its run.
+type request struct {
+	target  string // the target that asks: "build:rocm", "overlay:apply"
+	backend string // the target's own backend; "" lets the selection choose (build:cargo)
+	// exact takes backend as named, without the selection: apply
+	// materializes the tree it is asked for, whatever MLXBUILD_BACKENDS
+	// or Cargo's features would choose.
+	exact bool
+	// resolve locates the toolchain, checks its version constraints and
+	// resolves the architectures.
+	resolve bool
+	// build says a build follows: the warnings are said, what the
+	// toolchain lacks is refused before the lock is waited for, and the
+	// lock is taken with Ninja's dry run started under it.
+	build bool
+	// lock takes the backend cache's lock (build, apply); plan, which
+	// writes nothing, takes none.
+	lock bool
+	// readManifest reads the tree's manifest while the cache is checked
+	// and locked (apply: a no-op is mostly that read).
+	readManifest bool
+}
+
+// run is one flow entry's run, opened once: the configuration loaded, the
+// backend selected, the cache layout computed, the lock taken, each once.
+// Every entry (build, plan, verify, apply, apiDrift, Cargo's build) starts
+// from open and ends with close, which alone gives the lock up.
+type run struct {
+	*Prepared
+	lock heldLock
+	// configured is the one answer to "does the build directory hold a
+	// generated build.ninja" (cmake.Configured), asked under the lock
+	// where the run holds one; a purge of the old pin makes it false.
+	configured bool
+	// last is what the last successful build left, read once (lastBuild).
+	last    *lastBuild
+	release []func() // run by close, last first
+	opened  time.Time
+}
+
+// open opens a run. Where a configured build exists for the backend a
+// build names, its lock is taken before the project file is read (where
+// the cache is unless the file names another, configs.GuessCacheRoot), so
+// Ninja's no-op check runs beside the parse and the rest of the opening;
+// nothing of it is trusted until the file names that cache, and another
+// cache or backend drops it. Where there is no configured build yet,
+// nothing is written before the configuration is checked whole: the lock
+// waits until then. On an error once the backend is selected the run is
+// still returned, so verify can run the checks that read only sources; a
+// nil run closes too.
+func open(ctx context.Context, o Options, req request) (*run, error) {
+	o = o.withDefaults()
+	pr := o.printer()
+	r := &run{opened: time.Now()}
+	guessed := ""
+	if req.build && backends.Lookup(req.backend) != nil {
+		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
+			if l := cache.For(root, req.backend); cmake.Configured(l.Build) && cache.CheckRoot(root) == nil {
+				guessed = root
+				if err := r.lock.take(ctx, l, req.backend, pr, true); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	p, err := load(o, req)
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	r.Prepared = p
+	if r.lock.dir != "" && guessed == p.Config.CacheRoot.Value && req.backend == p.Backend {
+		p.Layout = r.lock.layout // the layout the guess computed is the project's
+	} else {
+		r.lock.release() // the project file names another cache, or another backend was chosen
+		p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
+	}
+	if req.readManifest {
+		// A no-op allocates mostly the manifest, which it keeps: with a
+		// large one, no collection until the run ends, unless it needs
+		// more than the manifest suggests.
+		if headroom, pause := applyHeadroom(p.Layout.Manifest); pause {
+			r.release = append(r.release, gcpause.For(headroom))
+		}
+		// The materialize under the lock keeps it only if the file did
+		// not change.
+		p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
+	}
+	if req.build && r.lock.dir == "" && cmake.Configured(p.Layout.Build) {
+		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, true); err != nil {
+			return r, err
+		}
+	}
+	settled := r.lock.dir != ""
+	if settled {
+		if err := r.settle(); err != nil {
+			return r, err
+		}
+	}
+	if req.resolve {
+		if err := p.resolve(ctx); err != nil {
+			return r, err
+		}
+	}
+	if req.build {
+		for _, w := range p.Warnings {
+			pr.Warn("%s", w)
+		}
+		// What the toolchain must bring does not depend on the build:
+		// check it now, in seconds, so a missing package or library is
+		// named first.
+		if gaps := p.toolchainGaps(); len(gaps) > 0 {
+			return r, p.gapsError(gaps)
+		}
+	}
+	if req.lock && r.lock.dir == "" {
+		if err := p.prepareCache(); err != nil {
+			return r, err
+		}
+		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, req.build); err != nil {
+			return r, err
+		}
+		if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+			return r, err
+		}
+	}
+	if !settled {
+		r.configured = cmake.Configured(p.Layout.Build)
+	}
+	return r, nil
+}
+
+// load reads the project file and selects the backend (or, for an exact
+// request, takes the one named), reading its spec once.
+func load(o Options, req request) (*Prepared, error) {
+	cfg, err := configs.LoadConfig(o.Dir, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Opts: o, Config: cfg, Defines: map[string]string{}}
+	if req.exact {
+		spec, err := cfg.Spec(req.backend)
+		if err != nil {
+			return nil, err
+		}
+		p.Backend, p.Kind, p.Spec = req.backend, backends.Lookup(req.backend), spec
+		return p, nil
+	}
+	return p, p.selectBackend(req.target, req.backend)
+}
+
+// settle is what the lock is for, done for a cache locked before the
+// project file was read: the directory checked as this project's, then
+// cleared of what killed runs left; and the build directory asked, under
+// the lock, whether it is configured.
+func (r *run) settle() error {
+	if err := r.prepareCache(); err != nil {
+		return err
+	}
+	if _, err := cache.RemoveStaleTemps(r.Layout); err != nil {
+		return err
+	}
+	r.configured = cmake.Configured(r.Layout.Build)
+	return nil
+}
+
+// Configured says whether the build directory holds a generated
+// build.ninja, as the run found it (under its lock where it holds one).
+func (r *run) Configured() bool { return r.configured }
+
+// close ends the run: Ninja's dry run stopped, the lock given up, what
+// the opening set aside restored. A nil run closes too.
+func (r *run) close() {
+	if r == nil {
+		return
+	}
+	r.lock.release()
+	for i := len(r.release) - 1; i >= 0; i-- {
+		r.release[i]()
+	}
+	r.release = nil
+}
+
+// lastBuild is what the last successful build left: its stamp and the
+// record of what CMake was configured with (nil when absent).
+type lastBuild struct {
+	stamp      *cache.Stamp
+	configured *cache.ConfigureRecord
+}
+
+// lastBuild reads the stamp and the configure record once per run.
+func (r *run) lastBuild() (*lastBuild, error) {
+	if r.last != nil {
+		return r.last, nil
+	}
+	old, err := cache.ReadStamp(r.Layout.Stamp)
+	if err != nil {
+		return nil, err
+	}
+	configured, err := cache.ReadConfigureRecord(r.Layout.Build)
+	if err != nil {
+		return nil, err
+	}
+	r.last = &lastBuild{old, configured}
+	return r.last, nil
+}

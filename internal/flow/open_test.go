@@ -1,0 +1,97 @@
+package flow
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
+	"github.com/mlxbuild/mlxbuild/internal/testutil"
+)
+
+// TestRunHoldsTheLockFromOpenToClose: a build's run holds its backend's
+// lock from the opening to close, and close alone gives it up; where the
+// build directory is configured the lock is taken with Ninja's dry run
+// started under it, and the run says so once (Configured); plan's run
+// takes no lock; apply takes the backend it names, whatever the
+// selection would choose.
+func TestRunHoldsTheLockFromOpenToClose(t *testing.T) {
+	testutil.NeedTools(t, "ninja")
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "mlx", "CMakeLists.txt"), "project(mlx CXX)\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source:\n  dir: mlx\n")
+	env := map[string]string{"MLXBUILD_CACHE": filepath.Join(dir, "cache"), "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "NO_COLOR": "1"}
+	o := Options{Dir: dir, Env: func(k string) string { return env[k] }, GOOS: "linux", Stdout: io.Discard, Stderr: io.Discard}
+	ctx := context.Background()
+	locked := func(l cache.Layout) bool {
+		t.Helper()
+		wait, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		unlock, err := cache.Lock(wait, l.Lock, nil)
+		if err != nil {
+			return true
+		}
+		unlock()
+		return false
+	}
+
+	r, err := open(ctx, o, buildRequest("build:cpu", "cpu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := r.Layout
+	if r.Configured() || r.lock.dry != nil {
+		t.Errorf("a fresh cache: configured %v, dry run %v", r.Configured(), r.lock.dry != nil)
+	}
+	if !locked(layout) {
+		t.Error("the build's run does not hold the lock after open")
+	}
+	r.close()
+	if locked(layout) {
+		t.Error("the lock is still held after close")
+	}
+
+	testutil.WriteFile(t, filepath.Join(layout.Build, "build.ninja"), "rule cp\n  command = cp $in $out\nbuild out: cp in\n")
+	r, err = open(ctx, o, buildRequest("build:cpu", "cpu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Configured() || r.lock.dry == nil || !locked(layout) {
+		t.Errorf("a configured build: configured %v, dry run %v, locked %v", r.Configured(), r.lock.dry != nil, locked(layout))
+	}
+	r.close()
+	r.close() // a second close gives nothing up twice
+	if locked(layout) {
+		t.Error("the lock is still held after close")
+	}
+
+	r, err = open(ctx, o, request{target: "plan:cpu", backend: "cpu", resolve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Configured() || r.lock.dir != "" || locked(layout) {
+		t.Errorf("plan's run: configured %v, lock %q", r.Configured(), r.lock.dir)
+	}
+	r.close()
+
+	env["MLXBUILD_BACKENDS"] = "rocm"
+	r, err = open(ctx, o, buildRequest("build:cpu", "cpu"))
+	if r == nil || r.Backend != "rocm" {
+		t.Errorf("the build's selection ignored MLXBUILD_BACKENDS=rocm: %v", err)
+	}
+	r.close()
+	if locked(layout) {
+		t.Error("the cpu lock taken early is still held once rocm was chosen")
+	}
+	r, err = open(ctx, o, request{target: "overlay:apply", backend: "cpu", exact: true, lock: true})
+	if err != nil || r.Backend != "cpu" || r.Kind == nil || r.Kind.Name != "cpu" {
+		t.Fatalf("apply's run: %v", err)
+	}
+	if !locked(layout) {
+		t.Error("apply's run does not hold the lock")
+	}
+	r.close()
+}

@@ -33,6 +33,7 @@ type Summary struct {
 	Steps        int      // compile and link steps Ninja ran
 	Phases       []Phase
 	Out          string // the link plan directory
+	Relink       string // cargo.txt's watched output (see markRelink)
 	LogPath      string
 	Notes        []string
 	// LauncherTool is the compiler launcher used ("" for none) and
@@ -109,7 +110,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	for _, w := range p.Warnings {
 		pr.Warn("%s", w)
 	}
-	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log}
+	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log, Relink: p.Layout.Relink}
 	if p.Arch != nil {
 		sum.Arch, sum.ArchSource = arch.Join(p.Arch.Targets), p.Arch.Source
 	}
@@ -285,8 +286,13 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		return nil, nil, err
 	}
 	sum.Notes = plan.Notes
-	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+	if err := writeLinkPlan(p.Layout, plan); err != nil {
 		return nil, nil, err
+	}
+	if res.Steps > 0 {
+		if err := markRelink(p.Layout, true); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
 		return nil, nil, err
@@ -420,7 +426,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	in := backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun, Relink: p.Layout.Relink,
 		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
 	}
 	// Before the build the standard is not needed (the libraries are

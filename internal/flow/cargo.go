@@ -35,6 +35,9 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := backdateRelink(sum.Relink, o.Env); err != nil {
+		return nil, err
+	}
 	plan, err := os.ReadFile(filepath.Join(sum.Out, "cargo.txt"))
 	if err != nil {
 		return nil, fmt.Errorf("reading the link plan the build just wrote: %w", err)

@@ -229,6 +229,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 		if expect, err = p.configure(ctx, d, files); err != nil {
 			return nil, nil, err
 		}
+		p.warnConfigure(p.Layout.Log+".configure", files, pr.Warn)
 		p.completeCompileDB(ctx, pr.Warn)
 		sum.Reconfigured = true
 	}

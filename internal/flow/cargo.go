@@ -21,9 +21,10 @@ const CargoTarget = "build:cargo"
 // as the build script's directives; progress goes to stderr, which Cargo
 // shows when the script fails.
 //
-// Warnings (no GPU found, a dependency built without) also go to stdout as
-// `cargo:warning=` lines, the only output of a successful build script that
-// Cargo shows.
+// Warnings (no GPU found, a dependency built without, CMake's configure
+// warnings) also go to stdout as `cargo:warning=` lines, the only output of
+// a successful build script that Cargo shows; so does the error of a
+// failed build.
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
 	o.Env = cargoEnv(o.Env)
@@ -33,6 +34,11 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	}
 	sum, err := Build(ctx, o, CargoTarget, "")
 	if err != nil {
+		// Cargo prints a failed script's warnings first, above its whole
+		// stdout and stderr (every step Ninja ran): the error, with the
+		// first compiler error's file:line and the full log's path, is
+		// then the line a user reads.
+		o.warnings("error: " + err.Error())
 		return nil, err
 	}
 	if err := backdateRelink(sum.Relink, o.Env); err != nil {

@@ -240,10 +240,15 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	if err != nil {
 		return nil, nil, err
 	}
+	release := func() {}
+	if o.jobSlots != nil {
+		jobs, release = o.jobSlots(jobs, pr.Warn)
+	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
 	if p.ROCm != nil {
 		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
+			release()
 			return nil, nil, err
 		}
 	}
@@ -253,6 +258,7 @@ func build(ctx context.Context, o Options, target, backend string) (*Summary, *P
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
 		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
 	})
+	release()                         // Ninja is done, failed or interrupted: its jobs' tokens go back
 	p.completeCompileDB(ctx, pr.Warn) // Ninja may have regenerated, failed build or not
 	if lc != nil {
 		sum.LauncherTool = lc.Tool

@@ -15,7 +15,8 @@ const CargoTarget = "build:cargo"
 // the crate's CARGO_FEATURE_<BACKEND> variables choose the backend (none:
 // cpu), conflicting features are refused by the same selection, with the
 // same message, as `build:<backend>`; Cargo's NUM_JOBS caps the jobs unless
-// MLXBUILD_JOBS is set. The cache stays the project's, not OUT_DIR, so a
+// MLXBUILD_JOBS is set, and Cargo's jobserver's free tokens cap them again
+// when Ninja starts (cargoJobSlots). The cache stays the project's, not OUT_DIR, so a
 // `mage verify:rocm` before `cargo test` leaves this run nothing to do.
 // On success the link plan's cargo.txt goes to stdout, which Cargo reads
 // as the build script's directives; progress goes to stderr, which Cargo
@@ -28,6 +29,7 @@ const CargoTarget = "build:cargo"
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
 	o.Env = cargoEnv(o.Env)
+	o.jobSlots = cargoJobSlots(o.Env)
 	stdout := o.Stdout
 	o.warnings = func(msg string) {
 		fmt.Fprintf(stdout, "cargo:warning=%s\n", strings.Join(strings.Fields(msg), " "))

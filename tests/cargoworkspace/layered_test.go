@@ -155,7 +155,8 @@ func TestLayeredROCm(t *testing.T) {
 }
 
 // TestCacheFollowsTargetDir builds the workspace for cpu with no cache: in
-// the project file: MLX is built in mlxbuild/ of CARGO_TARGET_DIR, the
+// the project file, under `cargo build -j 2`: MLX is built with the jobs
+// Cargo's jobserver allows, in mlxbuild/ of CARGO_TARGET_DIR, the
 // build after the one that built it is Fresh, and `cargo clean` removes it
 // with the target directory; a cache outside it (MLXBUILD_CACHE) survives
 // `cargo clean`, and the next build finds MLX up to date there.
@@ -166,12 +167,20 @@ func TestCacheFollowsTargetDir(t *testing.T) {
 	w.env = append(w.env, "MLXBUILD_MAGE="+testutil.CompileMlxbuild(t, w.repo))
 	plan := filepath.Join(w.target, "mlxbuild", "cpu", "out", "cargo.txt")
 
-	w.cargoOK(t, "build", "-p", "cli")
+	// -j 2 with MLXBUILD_JOBS=8: Cargo's jobserver, which reaches mlxbuild
+	// through the build script and Mage, caps MLX's jobs at the two Cargo
+	// allows (the script's own token and at most one free).
+	w.env = append(w.env, "MLXBUILD_JOBS=8")
+	w.cargoOK(t, "build", "-j", "2", "-p", "cli")
 	if _, err := os.Stat(plan); err != nil {
 		t.Fatalf("MLX was not built in CARGO_TARGET_DIR's mlxbuild/: %v", err)
 	}
-	if log := w.buildScriptStderr(t); !strings.Contains(log, "done: cpu built") {
+	log := w.buildScriptStderr(t)
+	if !strings.Contains(log, "done: cpu built") {
 		t.Fatalf("the build script did not build MLX:\n%s", log)
+	}
+	if !regexp.MustCompile(`build with [12] jobs\n`).MatchString(log) {
+		t.Errorf("under cargo build -j 2 MLX was not built with at most 2 jobs:\n%s", log)
 	}
 	if out := w.cargoOK(t, "build", "-v", "-p", "cli"); !strings.Contains(out, "Fresh mlx-sys") || strings.Contains(out, "Running") {
 		t.Errorf("the build after the one that built MLX was not fresh:\n%s", out)

@@ -94,7 +94,7 @@ func Prepare(l Layout, project string) error {
 
 // paths are every path of the layout under Dir, the lock included.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix, l.DepsProvider}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -87,33 +86,9 @@ func TestCargoJobserver(t *testing.T) {
 	tokenBack("after the interrupted build")
 
 	stderr.Reset()
-	var mu sync.Mutex
-	peak, prev, at := 0, 0, ""
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			// A count must hold over two samples to count: a compile
-			// that is exiting can be read as alive once.
-			n, what := compilers(cxx, tree)
-			mu.Lock()
-			if held := min(n, prev); held > peak {
-				peak, at = held, what
-			}
-			prev = n
-			mu.Unlock()
-		}
-	}()
+	stop := testutil.SamplePeak(func() (int, string) { return compilers(cxx, tree) })
 	_, err = flow.BuildForCargo(context.Background(), o)
-	close(done)
-	wg.Wait()
+	peak, at := stop()
 	if err != nil {
 		t.Fatalf("build:cargo: %v\n%s", err, stderr.String())
 	}

@@ -39,6 +39,9 @@ type LinkInputs struct {
 	// system libraries.
 	Libs       *LibLookup
 	RerunPaths []string // overlay, project file, spec files
+	// Relink is the file whose mtime says when the archives or the plan
+	// last changed; cargo.txt watches it instead of them when it is set.
+	Relink string
 	// SkipStatic checks only the shared and system libraries, before the
 	// build has produced the archives.
 	SkipStatic bool
@@ -138,9 +141,17 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 	// The archives and the plan itself: a rebuild of MLX (by this build
 	// script or by a `mage build:<backend>` beside it) changes them, and
 	// Cargo must then relink every consumer instead of saying Fresh.
-	p.RerunPaths = configs.Union(p.RerunPaths, p.Static)
-	if in.OutDir != "" {
-		p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, linkplan.FileName)})
+	switch {
+	case in.Relink != "":
+		// One file mlxbuild dates: a build script run that rebuilt the
+		// archives leaves it older than its own start (see flow's
+		// markRelink), where the archives would rerun the script.
+		p.RerunPaths = configs.Union(p.RerunPaths, []string{in.Relink})
+	default:
+		p.RerunPaths = configs.Union(p.RerunPaths, p.Static)
+		if in.OutDir != "" {
+			p.RerunPaths = configs.Union(p.RerunPaths, []string{filepath.Join(in.OutDir, linkplan.FileName)})
+		}
 	}
 	p.Compile = planCompile(s, in)
 	for _, t := range s.Triggers.Paths {

@@ -184,6 +184,18 @@ func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
 		t.Errorf("link.json's compile section: %v %+v", err, back.Compile)
 	}
 
+	// With the relink file (mlxbuild's builds), cargo.txt watches it
+	// alone of the outputs: a build script run that rebuilt the archives
+	// would otherwise rerun once more.
+	relink := filepath.Join(out, "..", "relink")
+	p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, TreeDir: tree, OutDir: out, Toolchain: tc, Relink: relink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.RerunPaths, relink) || slices.ContainsFunc(p.RerunPaths, func(r string) bool { return strings.HasSuffix(r, ".a") || strings.HasSuffix(r, "link.json") }) {
+		t.Errorf("rerun-if-changed %v, want the relink file %s and no archive or link.json", p.RerunPaths, relink)
+	}
+
 	// Before the build the archives are not there: the plan names none.
 	p, err = PlanLink(s, LinkInputs{GOOS: "linux", BuildDir: build, TreeDir: tree, Toolchain: tc, SkipStatic: true})
 	if err != nil || slices.ContainsFunc(p.RerunPaths, func(r string) bool { return strings.HasSuffix(r, ".a") }) {

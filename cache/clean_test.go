@@ -68,3 +68,22 @@ func TestCleanRemovesTheDependencyProvider(t *testing.T) {
 		t.Errorf("Clean kept %s: %v", provider, err)
 	}
 }
+
+// TestCleanRemovesTheRelinkFile: the relink file, cargo.txt's watched
+// output, is mlxbuild's: cache:clean removes it (a build script then
+// reruns, as it must with the build gone) and does not list it as left.
+func TestCleanRemovesTheRelinkFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "cache")
+	l := For(root, "cpu")
+	if err := Prepare(l, ""); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, l.Relink, "changed\n")
+	res, err := Clean(root, []string{"cpu"}, CleanScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.Relink); !os.IsNotExist(err) || len(res.Left) != 0 {
+		t.Errorf("Clean kept %s (%v) or left %q", l.Relink, err, res.Left)
+	}
+}

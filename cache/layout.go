@@ -38,7 +38,10 @@ type Layout struct {
 	Declared string
 	Lock     string // the per-backend lock file
 	Log      string // the last build's log
-	owner    string // the project the directory belongs to (see claimOwner)
+	// Relink's mtime is when the archives or the link plan last changed:
+	// the one output cargo.txt names as rerun-if-changed (flow.markRelink).
+	Relink string
+	owner  string // the project the directory belongs to (see claimOwner)
 	// HIPPrefix is the small prefix that makes Debian's HIP layout
 	// usable by CMake (the ROCm toolchain's CMakeSetup in backends).
 	HIPPrefix string
@@ -63,6 +66,7 @@ func For(root, backend string) Layout {
 		Declared:  filepath.Join(dir, "tree.declared"),
 		Lock:      filepath.Join(dir, "lock"),
 		Log:       filepath.Join(dir, "build.log"),
+		Relink:    filepath.Join(dir, "relink"),
 		owner:     filepath.Join(dir, "project"),
 
 		HIPPrefix:    filepath.Join(dir, "hip-prefix"),
@@ -90,7 +94,7 @@ func Prepare(l Layout, project string) error {
 
 // paths are every path of the layout under Dir, the lock included.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.owner, l.HIPPrefix, l.DepsProvider}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -50,7 +50,7 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	case p.Cache != "":
 		c.CacheRoot = setting{p.Abs(p.Cache), "project " + p.pos("cache").String()}
 	default:
-		c.CacheRoot = setting{p.Abs(filepath.Join("target", "mlxbuild")), "built-in (target/mlxbuild beside the project file)"}
+		c.CacheRoot = defaultCacheRoot(p.Dir, env)
 	}
 	if err := c.checkCacheRoot(env); err != nil {
 		return nil, err
@@ -66,8 +66,8 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 }
 
 // GuessCacheRoot is where the cache of the project found from dir is
-// unless its project file names another (cache:): MLXBUILD_CACHE, or
-// target/mlxbuild beside the file; "" when no project file is found. It
+// unless its project file names another (cache:): MLXBUILD_CACHE, or the
+// default (defaultCacheRoot); "" when no project file is found. It
 // reads no file, so a build can lock and ask Ninja while the file is
 // parsed; LoadConfig's root is the one that counts.
 func GuessCacheRoot(dir string, env func(string) string) string {
@@ -85,7 +85,7 @@ func GuessCacheRoot(dir string, env func(string) string) string {
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(file), "target", "mlxbuild")
+	return defaultCacheRoot(filepath.Dir(file), env).Value
 }
 
 // Spec returns the effective spec of a backend: the embedded one, extended

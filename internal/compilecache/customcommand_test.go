@@ -8,9 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/procscan"
@@ -100,36 +98,18 @@ func TestHIPOffloadJobsWithinJobCount(t *testing.T) {
 	co, extra := forkStyleCheckout(t, filepath.Join(t.TempDir(), "a"), fakeDir)
 	extra["MLXBUILD_LAUNCHER"] = "none"
 
-	var mu sync.Mutex
 	// A count must hold over two samples 5 ms apart to be the peak: a
 	// compile that is exiting while Ninja starts the next is read as alive
 	// in one sample under load (seen once at 3 with -j 2), while an extra
 	// compiler runs for seconds.
-	peak, hipSeen, at, prev := 0, 0, "", 0
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			n, hip, what := compilerProcesses(buildMark, fake, offloadJobEnv+"="+mark)
-			mu.Lock()
-			hipSeen += hip
-			if held := min(n, prev); held > peak {
-				peak, at = held, what
-			}
-			prev = n
-			mu.Unlock()
-		}
-	}()
+	hipSeen := 0
+	stop := testutil.SamplePeak(func() (int, string) {
+		n, hip, what := compilerProcesses(buildMark, fake, offloadJobEnv+"="+mark)
+		hipSeen += hip
+		return n, what
+	})
 	co.build(t, ctx, extra, nil)
-	close(done)
-	wg.Wait()
+	peak, at := stop()
 	t.Logf("peak %d compiler processes: %s", peak, at)
 	if hipSeen == 0 {
 		t.Fatal("no sample saw a HIP compile: the sampler proves nothing")

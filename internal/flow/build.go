@@ -30,6 +30,7 @@ type Summary struct {
 	Steps        int      // compile and link steps Ninja ran
 	Phases       []Phase
 	Out          string // the link plan directory
+	Relink       string // cargo.txt's watched output (see markRelink)
 	LogPath      string
 	Notes        []string
 	// LauncherTool is the compiler launcher used ("" for none) and
@@ -66,7 +67,7 @@ func buildRequest(target, backend string) request {
 func (r *run) build(ctx context.Context) (*Summary, error) {
 	p, o := r.Prepared, r.Opts
 	pr := o.printer()
-	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log}
+	sum := &Summary{Backend: p.Backend, Out: p.Layout.Out, LogPath: p.Layout.Log, Relink: p.Layout.Relink}
 	if p.Arch != nil {
 		sum.Arch, sum.ArchSource = p.archList, p.Arch.Source
 	}
@@ -162,6 +163,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		if expect, err = p.configure(ctx, d, files); err != nil {
 			return nil, err
 		}
+		p.warnConfigure(p.Layout.Log+".configure", files, pr.Warn)
 		p.completeCompileDB(ctx, pr.Warn)
 		sum.Reconfigured = true
 	}
@@ -172,10 +174,15 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	release := func() {}
+	if o.jobSlots != nil {
+		jobs, release = o.jobSlots(jobs, pr.Warn)
+	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
 	if p.customCommands() {
 		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
+			release()
 			return nil, err
 		}
 	}
@@ -185,6 +192,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
 		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
 	})
+	release()                         // Ninja is done, failed or interrupted: its jobs' tokens go back
 	p.completeCompileDB(ctx, pr.Warn) // Ninja may have regenerated, failed build or not
 	if lc != nil {
 		sum.LauncherTool = lc.Tool
@@ -219,8 +227,13 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	sum.Notes = plan.Notes
-	if err := writeLinkPlan(p.Layout.Out, plan); err != nil {
+	if err := writeLinkPlan(p.Layout, plan); err != nil {
 		return nil, err
+	}
+	if res.Steps > 0 {
+		if err := markRelink(p.Layout, true); err != nil {
+			return nil, err
+		}
 	}
 	if err := cache.WriteStamp(p.Layout.Stamp, d.cur); err != nil {
 		return nil, err
@@ -354,7 +367,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	in := backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun, Relink: p.Layout.Relink,
 		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
 	}
 	// Before the build the standard is not needed (the libraries are

@@ -15,24 +15,35 @@ const CargoTarget = "build:cargo"
 // the crate's CARGO_FEATURE_<BACKEND> variables choose the backend (none:
 // cpu), conflicting features are refused by the same selection, with the
 // same message, as `build:<backend>`; Cargo's NUM_JOBS caps the jobs unless
-// MLXBUILD_JOBS is set. The cache stays the project's, not OUT_DIR, so a
+// MLXBUILD_JOBS is set, and Cargo's jobserver's free tokens cap them again
+// when Ninja starts (cargoJobSlots). The cache stays the project's, not OUT_DIR, so a
 // `mage verify:rocm` before `cargo test` leaves this run nothing to do.
 // On success the link plan's cargo.txt goes to stdout, which Cargo reads
 // as the build script's directives; progress goes to stderr, which Cargo
 // shows when the script fails.
 //
-// Warnings (no GPU found, a dependency built without) also go to stdout as
-// `cargo:warning=` lines, the only output of a successful build script that
-// Cargo shows.
+// Warnings (no GPU found, a dependency built without, CMake's configure
+// warnings) also go to stdout as `cargo:warning=` lines, the only output of
+// a successful build script that Cargo shows; so does the error of a
+// failed build.
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
 	o.Env = cargoEnv(o.Env)
+	o.jobSlots = cargoJobSlots(o.Env)
 	stdout := o.Stdout
 	o.warnings = func(msg string) {
 		fmt.Fprintf(stdout, "cargo:warning=%s\n", strings.Join(strings.Fields(msg), " "))
 	}
 	sum, err := Build(ctx, o, CargoTarget, "")
 	if err != nil {
+		// Cargo prints a failed script's warnings first, above its whole
+		// stdout and stderr (every step Ninja ran): the error, with the
+		// first compiler error's file:line and the full log's path, is
+		// then the line a user reads.
+		o.warnings("error: " + err.Error())
+		return nil, err
+	}
+	if err := backdateRelink(sum.Relink, o.Env); err != nil {
 		return nil, err
 	}
 	plan, err := os.ReadFile(filepath.Join(sum.Out, "cargo.txt"))

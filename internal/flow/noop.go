@@ -51,7 +51,7 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 		return true, stampErr
 	}
 	sum.Notes = plan.Notes
-	if err := writeLinkFiles(p.Layout.Out, files); err != nil {
+	if err := writeLinkFiles(p.Layout, files); err != nil {
 		return true, err
 	}
 	if err := cache.WriteStampData(p.Layout.Stamp, stamp); err != nil {

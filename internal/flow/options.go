@@ -31,6 +31,10 @@ type Options struct {
 	// build script's stdout, where Cargo shows `cargo:warning=` lines and
 	// hides stderr unless the script fails.
 	warnings func(string)
+	// jobSlots, when set, bounds the jobs of a build that is about to run
+	// Ninja (a jobserver's tokens, see cargoJobSlots) and returns what
+	// gives them back once Ninja is done.
+	jobSlots func(jobs int, warn func(string, ...any)) (int, func())
 }
 
 func (o Options) withDefaults() Options {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
 // into dir.
-func writeLinkPlan(dir string, p *linkplan.Plan) error { return writeLinkFiles(dir, linkFiles(p)) }
+func writeLinkPlan(l cache.Layout, p *linkplan.Plan) error { return writeLinkFiles(l, linkFiles(p)) }
 
 // linkFiles are the link plan's files by name.
 func linkFiles(p *linkplan.Plan) map[string][]byte {
@@ -25,15 +26,17 @@ func linkFiles(p *linkplan.Plan) map[string][]byte {
 	}
 }
 
-func writeLinkFiles(dir string, files map[string][]byte) error {
+func writeLinkFiles(l cache.Layout, files map[string][]byte) error {
+	dir := l.Out
 	// One unit: the four files always come from the same plan, whatever
 	// kills mlxbuild when (see atomicfile.ReplaceDir); a no-op build leaves
 	// them and their mtimes alone, so a build script that watches them does
 	// not rerun.
-	if _, err := atomicfile.ReplaceDir(dir, files); err != nil {
+	changed, err := atomicfile.ReplaceDir(dir, files)
+	if err != nil {
 		return fmt.Errorf("writing the link plan into %s: %w; check free space and permissions", dir, err)
 	}
-	return nil
+	return markRelink(l, changed)
 }
 
 // libLookup is this run's library lookup (see backends.LibLookup), made

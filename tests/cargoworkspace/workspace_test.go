@@ -26,12 +26,20 @@ type workspace struct {
 
 func newWorkspace(t *testing.T) *workspace {
 	t.Helper()
+	return newWorkspaceOf(t, "cargo-workspace", "cache: cache\n", standInROCm)
+}
+
+// newWorkspaceOf is newWorkspace for the example of that name, with
+// cacheLine in the project file ("" for the default cache) and the ROCm
+// root rocm makes.
+func newWorkspaceOf(t *testing.T, example, cacheLine string, rocm func(*testing.T, string) string) *workspace {
+	t.Helper()
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	w := &workspace{dir: filepath.Join(repo, "examples", "cargo-workspace"), repo: repo, mlx: filepath.Join(tmp, "mlx"), target: filepath.Join(tmp, "target")}
+	w := &workspace{dir: filepath.Join(repo, "examples", example), repo: repo, mlx: filepath.Join(tmp, "mlx"), target: filepath.Join(tmp, "cargo-target")}
 	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "mlx"), w.mlx)
 	w.overlay = filepath.Join(tmp, "patches-rocm")
 	testutil.CopyTree(t, filepath.Join(repo, "examples", "minimlx", "patches-rocm"), w.overlay)
@@ -46,20 +54,19 @@ func newWorkspace(t *testing.T) *workspace {
 	testutil.WriteFile(t, filepath.Join(tmp, "mlxbuild.yaml"), `source:
   dir: mlx
   pin: 81ba1c6a52d8b1e49e0e0a0de8c1a3c2e4c2b0a1
-cache: cache
-deps_mirror: deps
+`+cacheLine+`deps_mirror: deps
 backends:
   rocm:
     overlay: patches-rocm
     spec: rocm.yaml
     merge: extend
 `)
-	rocm := fakeROCm(t, filepath.Join(tmp, "rocm"))
-	w.libDir = filepath.Join(rocm, "lib", "x86_64-linux-gnu")
+	root := rocm(t, filepath.Join(tmp, "rocm"))
+	w.libDir = filepath.Join(root, "lib", "x86_64-linux-gnu")
 	w.env = append(testutil.EnvWithout("LD_LIBRARY_PATH", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR", "MLXBUILD_CACHE", "MLXBUILD_BACKENDS", "MLXBUILD_MAGE", "MLXBUILD_KFD_TOPOLOGY", "MLX_ROCM_ARCHITECTURES", "ROCM_PATH", "RUSTFLAGS"),
 		"MLXBUILD_CONFIG="+filepath.Join(tmp, "mlxbuild.yaml"),
 		"CARGO_TARGET_DIR="+w.target,
-		"ROCM_PATH="+rocm,
+		"ROCM_PATH="+root,
 		"MLX_ROCM_ARCHITECTURES=gfx1030",
 		"MLXBUILD_KFD_TOPOLOGY="+filepath.Join(tmp, "no-kfd"),
 		"MLXBUILD_JOBS=2",
@@ -70,28 +77,6 @@ backends:
 		"NO_COLOR=1",
 	)
 	return w
-}
-
-// fakeROCm makes a ROCm root outside the loader's default directories whose
-// parts are Debian's ROCm 5.2: a binary that loads libamdhip64 from it did
-// so through its run path.
-func fakeROCm(t *testing.T, dir string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, target := range map[string]string{"include": "/usr/include", "lib": "/usr/lib", "llvm": "/usr/lib/llvm-15"} {
-		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// hipcc and hipconfig find their Perl halves next to themselves.
-	for _, tool := range []string{"hipcc", "hipconfig"} {
-		if err := os.WriteFile(filepath.Join(dir, "bin", tool), []byte("#!/bin/sh\nexec /usr/bin/"+tool+" \"$@\"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 func (w *workspace) cargo(t *testing.T, args ...string) (string, error) {
@@ -112,9 +97,9 @@ func (w *workspace) cargoOK(t *testing.T, args ...string) string {
 // .cargo/config.toml replaces crates.io with.
 const ccCrate = "/usr/share/cargo/registry/cc-*"
 
-// demoLine is what the demo binary prints; its fields say which backend
+// cliLine is what the cli binary prints; its fields say which backend
 // libmlx and the bridge were built for.
-var demoLine = regexp.MustCompile(`(?m)^demo: mlx (\S+) backend=(\S+) bridge=(\S+) gpu_define=(\S+) add_sum=66$`)
+var cliLine = regexp.MustCompile(`(?m)^cli: mlx (\S+) backend=(\S+) bridge=(\S+) gpu_define=(\S+) add_sum=66$`)
 
 // TestWorkspaceROCm builds the workspace for ROCm and checks the issue's
 // promises on that one build (the HIP compile is the slow part): the binary
@@ -126,32 +111,32 @@ func TestWorkspaceROCm(t *testing.T) {
 	testutil.NeedTools(t, "cargo", "go", "cmake", "ninja", "hipcc", "c++", "readelf")
 	testutil.NeedFiles(t, "Debian's cc crate (librust-cc-dev)", ccCrate)
 	w := newWorkspace(t)
-	w.cargoOK(t, "build", "-p", "demo", "--features", "rocm")
-	demo := filepath.Join(w.target, "debug", "demo")
+	w.cargoOK(t, "build", "-p", "cli", "--features", "rocm")
+	cli := filepath.Join(w.target, "debug", "cli")
 
 	t.Run("run path reaches the binary", func(t *testing.T) {
-		elf := testutil.RunOK(t, nil, "", "readelf", "-d", demo)
+		elf := testutil.RunOK(t, nil, "", "readelf", "-d", cli)
 		if got := testutil.Field(elf, "Library runpath: ["); got != w.libDir {
-			t.Fatalf("RUNPATH of demo = %q, want the ROCm library directory %s\n%s", got, w.libDir, elf)
+			t.Fatalf("RUNPATH of cli = %q, want the ROCm library directory %s\n%s", got, w.libDir, elf)
 		}
 		// LD_DEBUG shows where the loader found libamdhip64: in the fake
 		// prefix, which only the run path names (without it the loader
 		// would take Debian's copy from its default directories).
-		out := testutil.RunOK(t, append(testutil.EnvWithout("LD_LIBRARY_PATH"), "LD_DEBUG=libs"), "", demo)
+		out := testutil.RunOK(t, append(testutil.EnvWithout("LD_LIBRARY_PATH"), "LD_DEBUG=libs"), "", cli)
 		if !strings.Contains(out, "calling init: "+filepath.Join(w.libDir, "libamdhip64.so")) {
 			t.Errorf("libamdhip64 was not loaded from the run path %s:\n%s", w.libDir, out)
 		}
-		m := demoLine.FindStringSubmatch(out)
+		m := cliLine.FindStringSubmatch(out)
 		if m == nil || m[2] != "rocm" {
-			t.Fatalf("demo output lacks the ROCm line:\n%s", out)
+			t.Fatalf("cli output lacks the ROCm line:\n%s", out)
 		}
 	})
 
 	t.Run("bridge compiled with the backend's define", func(t *testing.T) {
-		out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", demo)
-		m := demoLine.FindStringSubmatch(out)
+		out := testutil.RunOK(t, testutil.EnvWithout("LD_LIBRARY_PATH"), "", cli)
+		m := cliLine.FindStringSubmatch(out)
 		if m == nil {
-			t.Fatalf("demo printed:\n%s", out)
+			t.Fatalf("cli printed:\n%s", out)
 		}
 		// bridge= comes from #ifdef MLXBUILD_BACKEND_ROCM in cpp/bridge.cpp
 		// (it does not compile without a backend define); gpu_define from
@@ -160,7 +145,7 @@ func TestWorkspaceROCm(t *testing.T) {
 			t.Errorf("bridge=%s gpu_define=%s, want rocm and true (the rocm spec's compile.defines)", m[3], m[4])
 		}
 		// The rustc-env values reach the binary through the library's consts.
-		if !strings.Contains(out, "demo: built by mlxbuild for rocm architectures=gfx1030\n") {
+		if !strings.Contains(out, "cli: built by mlxbuild for rocm architectures=gfx1030\n") {
 			t.Errorf("the embedded backend and architectures did not reach the binary:\n%s", out)
 		}
 	})
@@ -168,14 +153,14 @@ func TestWorkspaceROCm(t *testing.T) {
 	t.Run("cargo test of the library runs without LD_LIBRARY_PATH", func(t *testing.T) {
 		// The library's own test binary gets the run path from cargo.txt's
 		// rustc-link-arg; its test checks the bridge against libmlx.
-		out := w.cargoOK(t, "test", "-p", "mlx-bridge", "--features", "rocm")
+		out := w.cargoOK(t, "test", "-p", "mlx-sys", "--features", "rocm")
 		if !strings.Contains(out, "test tests::bridge_and_library_agree ... ok") {
 			t.Errorf("the library's test did not pass:\n%s", out)
 		}
 	})
 
 	t.Run("two GPU features are refused naming both", func(t *testing.T) {
-		out, err := w.cargo(t, "build", "-p", "demo", "--features", "rocm,cuda")
+		out, err := w.cargo(t, "build", "-p", "cli", "--features", "rocm,cuda")
 		if err == nil {
 			t.Fatalf("cargo build --features rocm,cuda succeeded:\n%s", out)
 		}
@@ -199,8 +184,8 @@ func TestWorkspaceROCm(t *testing.T) {
 		// The rebuild the reference's users make by hand, then cargo run:
 		// before the link plan named the archives, Cargo said Fresh here.
 		testutil.RunOK(t, w.env, w.repo, "go", "run", "mage.go", "build:rocm")
-		out := w.cargoOK(t, "run", "-p", "demo", "--features", "rocm")
-		m := demoLine.FindStringSubmatch(out)
+		out := w.cargoOK(t, "run", "-p", "cli", "--features", "rocm")
+		m := cliLine.FindStringSubmatch(out)
 		if m == nil || m[1] != "0.1.0-edited" {
 			t.Fatalf("cargo run after the edit did not show the new libmlx:\n%s", out)
 		}
@@ -210,8 +195,8 @@ func TestWorkspaceROCm(t *testing.T) {
 			t.Errorf("the build script rebuilt what mage had just built:\n%s", log)
 		}
 		// Nothing changed since: Cargo has nothing to redo.
-		out = w.cargoOK(t, "build", "-v", "-p", "demo", "--features", "rocm")
-		if !strings.Contains(out, "Fresh mlx-bridge") || strings.Contains(out, "Compiling") {
+		out = w.cargoOK(t, "build", "-v", "-p", "cli", "--features", "rocm")
+		if !strings.Contains(out, "Fresh mlx-sys") || strings.Contains(out, "Compiling") {
 			t.Errorf("a build with no change was not fresh:\n%s", out)
 		}
 	})
@@ -219,15 +204,9 @@ func TestWorkspaceROCm(t *testing.T) {
 	t.Run("cargo run after an overlay edit rebuilds MLX", func(t *testing.T) {
 		// The developer loop: no mage step, the overlay is a
 		// rerun-if-changed input of the build script.
-		testutil.WriteFile(t, filepath.Join(w.overlay, "mlx", "version.cpp"), `#include "mlx/build_config.h"
-namespace mlx::core {
-const char* version() { return "0.1.0-overlay"; }
-const char* backend() { return MLX_BACKEND; }
-const char* gpu_archs() { return MLX_GPU_ARCHS; }
-}
-`)
-		out := w.cargoOK(t, "run", "-p", "demo", "--features", "rocm")
-		if m := demoLine.FindStringSubmatch(out); m == nil || m[1] != "0.1.0-overlay" {
+		w.overlayVersion(t, "0.1.0-overlay")
+		out := w.cargoOK(t, "run", "-p", "cli", "--features", "rocm")
+		if m := cliLine.FindStringSubmatch(out); m == nil || m[1] != "0.1.0-overlay" {
 			t.Fatalf("cargo run after the overlay edit did not rebuild libmlx:\n%s", out)
 		}
 		if log := w.buildScriptStderr(t); !strings.Contains(log, "done: rocm built") {
@@ -236,11 +215,11 @@ const char* gpu_archs() { return MLX_GPU_ARCHS; }
 	})
 }
 
-// buildScriptStderr is what mlx-bridge's build script wrote to stderr in
-// its latest run (Cargo keeps it in the script's output directory).
+// buildScriptStderr is what mlx-sys's build script wrote to stderr in its latest run (Cargo keeps it in the
+// script's output directory).
 func (w *workspace) buildScriptStderr(t *testing.T) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(w.target, "debug", "build", "mlx-bridge-*", "stderr"))
+	files, _ := filepath.Glob(filepath.Join(w.target, "debug", "build", "mlx-sys-*", "stderr"))
 	var newest string
 	var when int64
 	for _, f := range files {
@@ -256,4 +235,17 @@ func (w *workspace) buildScriptStderr(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// overlayVersion puts a version.cpp that returns version into the ROCm
+// overlay: the next build of MLX compiles it.
+func (w *workspace) overlayVersion(t *testing.T, version string) {
+	t.Helper()
+	testutil.WriteFile(t, filepath.Join(w.overlay, "mlx", "version.cpp"), `#include "mlx/build_config.h"
+namespace mlx::core {
+const char* version() { return "`+version+`"; }
+const char* backend() { return MLX_BACKEND; }
+const char* gpu_archs() { return MLX_GPU_ARCHS; }
+}
+`)
 }

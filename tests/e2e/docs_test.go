@@ -10,7 +10,8 @@ import (
 )
 
 // TestMigratingDocIsTested keeps docs/migrating.md honest: the magefile and
-// the two build scripts it shows must be the ones cargo_engine.txtar runs,
+// the two build scripts it shows (mlx-sys's, and runpath.rs that every
+// crate above it names) must be the ones cargo_engine.txtar runs,
 // byte for byte, and the build scripts those of examples/cargo-workspace
 // (which tests/cargoworkspace runs for ROCm).
 func TestMigratingDocIsTested(t *testing.T) {
@@ -29,8 +30,8 @@ func TestMigratingDocIsTested(t *testing.T) {
 	for _, c := range []struct{ lang, file, example string }{
 		{"go", "magefiles/magefile.go", ""},
 		{"toml", ".cargo/config.toml", ".cargo/config.toml"},
-		{"rust", "mlx-bridge/build.rs", "mlx-bridge/build.rs"},
-		{"rust", "engine/build.rs", "demo/build.rs"},
+		{"rust", "mlx-sys/build.rs", "mlx-sys/build.rs"},
+		{"rust", "mlx-sys/runpath.rs", "mlx-sys/runpath.rs"},
 	} {
 		want := files[c.file]
 		if want == "" {

@@ -1,4 +1,4 @@
-//! Safe wrappers over the C++ bridge (cpp/bridge.cpp) and libmlx.
+//! MLX for Rust: safe wrappers over the C++ bridge (cpp/bridge.cpp) and libmlx.
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_float, c_int};
 

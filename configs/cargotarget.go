@@ -1,0 +1,43 @@
+package configs
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// cargoTargetDir is the target directory of the Cargo build whose build
+// script runs mlxbuild, "" outside a build script (Cargo sets OUT_DIR for
+// build scripts only). CARGO_TARGET_DIR is not handed to build scripts when
+// the directory comes from --target-dir or .cargo/config.toml, so it is
+// read from OUT_DIR's place: <target>[/<triple>]/<profile>/build/<crate>-<hash>/out.
+func cargoTargetDir(env func(string) string) string {
+	out := env("OUT_DIR")
+	if out == "" {
+		return ""
+	}
+	if t := env("CARGO_TARGET_DIR"); t != "" {
+		return abs(t)
+	}
+	out = filepath.Clean(out)
+	build := filepath.Dir(filepath.Dir(out))
+	if filepath.Base(build) != "build" || !strings.HasPrefix(filepath.Base(filepath.Dir(out)), env("CARGO_PKG_NAME")) {
+		return "" // not Cargo's layout: keep the default beside the project file
+	}
+	target := filepath.Dir(filepath.Dir(build))
+	// Cross builds (--target) put the profile under the triple.
+	if triple := env("TARGET"); triple != "" && filepath.Base(target) == triple {
+		target = filepath.Dir(target)
+	}
+	return target
+}
+
+// defaultCacheRoot is the cache when neither MLXBUILD_CACHE nor the project
+// file's cache: names one: mlxbuild/ in the Cargo build's target directory
+// inside a build script, so `cargo clean` removes it with the target
+// directory; else target/mlxbuild beside the project file.
+func defaultCacheRoot(projectDir string, env func(string) string) setting {
+	if t := cargoTargetDir(env); t != "" {
+		return setting{filepath.Join(t, "mlxbuild"), "built-in (mlxbuild/ in Cargo's target directory " + t + ")"}
+	}
+	return setting{filepath.Join(projectDir, "target", "mlxbuild"), "built-in (target/mlxbuild beside the project file)"}
+}

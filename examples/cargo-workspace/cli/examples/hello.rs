@@ -1,0 +1,4 @@
+//! An example of cli: its own executable, which links MLX.
+fn main() {
+    println!("hello: {}", engine::describe());
+}

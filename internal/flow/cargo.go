@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // CargoTarget is the target a Cargo build script runs.
@@ -40,7 +42,10 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 		// stdout and stderr (every step Ninja ran): the error, with the
 		// first compiler error's file:line and the full log's path, is
 		// then the line a user reads.
-		o.warnings("error: " + err.Error())
+		// An interrupt is no error to read there: the target says it once.
+		if ctx.Err() == nil && fail.KindOf(err) != fail.Interrupted {
+			o.warnings("error: " + err.Error())
+		}
 		return nil, err
 	}
 	if err := backdateRelink(sum.Relink, o.Env); err != nil {

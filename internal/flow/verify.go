@@ -83,6 +83,11 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	if err := report(results); err != nil {
 		return nil, err
 	}
+	// Checks a stop left unrun are skipped, which is no failure: the gate
+	// must not pass a run that was stopped.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s stopped before its checks ran to the end: %w", target, err)
+	}
 	return &VerifyResult{Results: results, Failed: verify.Failed(results)}, nil
 }
 

@@ -25,7 +25,7 @@ func (Build) Metal(ctx context.Context) error { return build(ctx, "metal") }
 
 func build(ctx context.Context, backend string) error {
 	return runTarget(ctx, "build:"+backend, func(ctx context.Context, o flow.Options) error {
-		_, err := flow.Build(ctx, o, "build:"+backend, backend)
+		_, err := flow.Build(ctx, o, backend)
 		return err
 	})
 }

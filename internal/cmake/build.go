@@ -25,6 +25,7 @@ type BuildOptions struct {
 	LogPath   string    // where the full log goes; "" means <Dir>/mlxbuild-build.log
 	KeepGoing bool      // continue past failures (ninja -k 0) to collect every error
 	Env       []string  // KEY=VALUE added to the environment (compiler launchers' settings)
+	Source    string    // the source tree: its path is left out of custom commands' progress lines
 }
 
 // BuildResult is what a build did.
@@ -96,6 +97,7 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		env = append(env, "TERM=xterm")
 	}
 	p := newProgress(lw, o.Progress, o.TTY, o.Width)
+	p.dirs = []string{o.Source, o.Dir}
 	if o.TTY {
 		p.columns = liveColumns(o.Progress, o.Width)
 	}

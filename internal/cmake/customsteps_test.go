@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
@@ -26,7 +27,7 @@ foreach(k a b)
   add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/${k}.o
     COMMAND ${CMAKE_CXX_COMPILER} -c ${CMAKE_CURRENT_SOURCE_DIR}/${k}.cpp -o ${CMAKE_CURRENT_BINARY_DIR}/${k}.o
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${k}.cpp
-    COMMENT "Compiling HIP source ${k}.cpp")
+    COMMENT "Compiling HIP source ${CMAKE_CURRENT_SOURCE_DIR}/${k}.cpp")
   list(APPEND objs ${CMAKE_CURRENT_BINARY_DIR}/${k}.o)
 endforeach()
 add_library(kernels STATIC main.cpp ${objs})
@@ -45,9 +46,14 @@ add_library(kernels STATIC main.cpp ${objs})
 	if err := Configure(ctx, ConfigureOptions{Source: src, Build: build, Log: &cfgLog}); err != nil {
 		t.Fatalf("%v\n%s", err, cfgLog.String())
 	}
-	res, err := Build(ctx, BuildOptions{Dir: build, Jobs: 2, Progress: &bytes.Buffer{}})
+	var prog bytes.Buffer
+	res, err := Build(ctx, BuildOptions{Dir: build, Jobs: 2, Progress: &prog, Source: src})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The fork's own wording stays, its absolute path does not.
+	if !strings.Contains(prog.String(), "] Compiling HIP source a.cpp\n") || strings.Contains(prog.String(), src) {
+		t.Errorf("progress should name a.cpp relative to the source tree:\n%s", prog.String())
 	}
 	// a.o, b.o, main.cpp's object and the archive.
 	if res.Steps != 4 || res.Steps != len(res.Ran) || res.Total != 4 {

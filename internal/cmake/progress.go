@@ -78,6 +78,20 @@ type progress struct {
 	finished int
 	total    int
 	shown    bool // a TTY line is on screen and needs a newline at the end
+	// dirs are folders whose absolute paths a custom command's own
+	// wording may print ("Compiling HIP source /.../tree/mlx/x.hip"):
+	// shown relative, as CMake's own steps are.
+	dirs []string
+}
+
+// shorten drops each of p.dirs from the paths in desc.
+func (p *progress) shorten(desc string) string {
+	for _, d := range p.dirs {
+		if d != "" {
+			desc = strings.ReplaceAll(desc, strings.TrimSuffix(d, "/")+"/", "")
+		}
+	}
+	return desc
 }
 
 // newProgress shows progress on out, one updating line of at most
@@ -123,6 +137,9 @@ func (p *progress) line(l string, end lineEnd) {
 	st, ok := parseStatus(strings.TrimSuffix(l, "\n"))
 	if !ok {
 		return
+	}
+	if st.step.Kind == "" {
+		st.step.Display = p.shorten(st.step.Display)
 	}
 	p.finished, p.total = st.finished, st.total
 	p.running = p.running.update(st)

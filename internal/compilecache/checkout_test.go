@@ -136,7 +136,7 @@ func (co checkout) build(t testing.TB, ctx context.Context, extra map[string]str
 		errOut = io.MultiWriter(&stderr, progress)
 	}
 	o := flow.Options{Dir: co.Root, Env: co.env(extra), Stdout: &stdout, Stderr: errOut}
-	sum, err := flow.Build(ctx, o, "build:rocm", "rocm")
+	sum, err := flow.Build(ctx, o, "rocm")
 	if err != nil {
 		t.Fatalf("build:rocm in %s: %v\n%s", co.Root, err, stderr.String())
 	}

@@ -49,7 +49,13 @@ type Phase struct {
 // toolchain, architectures, lock), the tree materialized, the one decision
 // made, CMake and Ninja run where it says, the link plan and the stamp
 // written, the run closed.
-func Build(ctx context.Context, o Options, target, backend string) (*Summary, error) {
+func Build(ctx context.Context, o Options, backend string) (*Summary, error) {
+	return buildAs(ctx, o, "build:"+backend, backend)
+}
+
+// buildAs is Build for a target that chooses its backend otherwise
+// (build:cargo, from the crate's features: backend "").
+func buildAs(ctx context.Context, o Options, target, backend string) (*Summary, error) {
 	r, err := open(ctx, o, buildRequest(target, backend))
 	defer r.close()
 	if err != nil {
@@ -190,7 +196,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		pr.Warn("%v", err)
 	}
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
-		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv,
+		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv, Source: p.Layout.Tree,
 	})
 	release()                         // Ninja is done, failed or interrupted: its jobs' tokens go back
 	p.completeCompileDB(ctx, pr.Warn) // Ninja may have regenerated, failed build or not

@@ -36,7 +36,7 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o.warnings = func(msg string) {
 		fmt.Fprintf(stdout, "cargo:warning=%s\n", strings.Join(strings.Fields(msg), " "))
 	}
-	sum, err := Build(ctx, o, CargoTarget, "")
+	sum, err := buildAs(ctx, o, CargoTarget, "")
 	if err != nil {
 		// Cargo prints a failed script's warnings first, above its whole
 		// stdout and stderr (every step Ninja ran): the error, with the

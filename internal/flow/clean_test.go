@@ -38,7 +38,7 @@ func TestCacheCleanKeepsTheDependencyCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.Cache, "src")); !os.IsNotExist(err) {
 		t.Errorf("cache:clean left the shared sources: %v", err)
 	}
-	sum, err := flow.Build(ctx, o, "build:cpu", "cpu")
+	sum, err := flow.Build(ctx, o, "cpu")
 	if err != nil || sum.Steps == 0 {
 		t.Fatalf("the build after cache:clean, offline: %+v, %v\n%s", sum, err, stderr.String())
 	}
@@ -60,7 +60,7 @@ func TestCacheCleanKeepsTheDependencyCache(t *testing.T) {
 	if _, err := os.Stat(store); !os.IsNotExist(err) {
 		t.Errorf("cache:clean -deps=true left %s: %v", store, err)
 	}
-	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err == nil || !strings.Contains(err.Error(), "2 dependencies that no provider has") {
+	if _, err := flow.Build(ctx, o, "cpu"); err == nil || !strings.Contains(err.Error(), "2 dependencies that no provider has") {
 		t.Errorf("a build with the store removed: %v, want the missing dependencies named", err)
 	}
 }

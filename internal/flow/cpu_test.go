@@ -21,7 +21,7 @@ func TestBuildCPU(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	p := newProject(t, "")
 	var stdout, stderr bytes.Buffer
-	sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stderr}, "build:cpu", "cpu")
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stderr}, "cpu")
 	if err != nil {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}

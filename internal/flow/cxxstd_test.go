@@ -42,7 +42,7 @@ func TestConsumerCompilesWithThePlansFlags(t *testing.T) {
 	p := newProject(t, "")
 	var stderr bytes.Buffer
 	ctx := context.Background()
-	sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu")
+	sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "cpu")
 	if err != nil {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}
@@ -95,7 +95,7 @@ func TestConsumerCompilesWithThePlansFlags(t *testing.T) {
 	}
 	testutil.WriteFile(t, cml, edited)
 	testutil.WriteFile(t, filepath.Join(p.Mlx, "mlx", "version.cpp"), "namespace mlx::core {\nconst char* version() { return \"0.1.0\"; }\nconst char* backend() { return \"cpu\"; }\nconst char* gpu_archs() { return \"\"; }\n}\n")
-	if sum, err = flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu"); err != nil {
+	if sum, err = flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "cpu"); err != nil {
 		t.Fatalf("build:cpu without a standard: %v\n%s", err, stderr.String())
 	}
 	if plan, err = linkplan.Read(sum.Out); err != nil {

@@ -27,7 +27,7 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	o := flow.Options{Dir: app, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	record := filepath.Join(app, "..", "cache", "cpu", "tree.declared")
 
-	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil {
+	if _, err := flow.Build(ctx, o, "cpu"); err != nil {
 		t.Fatalf("a tree that declares nothing needs no tiny: %v", err)
 	}
 	if _, err := os.ReadFile(record); err != nil {
@@ -36,14 +36,14 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	// The first no-op keeps the listings of the tree's directories, which
 	// the cold build wrote (too recent to keep then): its manifest, and so
 	// the record, is written once more.
-	if sum, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil || !sumIsNoop(sum) {
+	if sum, err := flow.Build(ctx, o, "cpu"); err != nil || !sumIsNoop(sum) {
 		t.Fatalf("second build is not a no-op: %+v, %v", sum, err)
 	}
 	first, err := os.ReadFile(record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil || !sumIsNoop(sum) {
+	if sum, err := flow.Build(ctx, o, "cpu"); err != nil || !sumIsNoop(sum) {
 		t.Fatalf("third build is not a no-op: %+v, %v", sum, err)
 	}
 	if again, _ := os.ReadFile(record); string(again) != string(first) {
@@ -51,7 +51,7 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	}
 
 	testutil.WriteFile(t, cml, declaring)
-	_, err = flow.Build(ctx, o, "build:cpu", "cpu")
+	_, err = flow.Build(ctx, o, "cpu")
 	if err == nil || !strings.Contains(err.Error(), "tiny") || !strings.Contains(err.Error(), "no provider has") {
 		t.Fatalf("the tree now declares tiny, which no provider has: want that error, got %v", err)
 	}
@@ -60,7 +60,7 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	}
 
 	testutil.WriteFile(t, cml, plain)
-	if _, err := flow.Build(ctx, o, "build:cpu", "cpu"); err != nil {
+	if _, err := flow.Build(ctx, o, "cpu"); err != nil {
 		t.Fatalf("the declaration is gone again: %v", err)
 	}
 }

@@ -174,7 +174,7 @@ func TestBuildFromDependencyCache(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	o := flow.Options{Dir: p.Dir, Stdout: &stdout, Stderr: &stderr}
 
-	_, err := flow.Build(ctx, o, "build:cpu", "cpu")
+	_, err := flow.Build(ctx, o, "cpu")
 	for _, w := range []string{"2 dependencies that no provider has", "tiny (http://127.0.0.1:9/tiny-1.0.tar.gz, declared at " + filepath.Join(p.Dir, "cpu.yaml") + ":2:5)", "gitlib (http://127.0.0.1:9/gitlib.git at v1.0", "deps:fetch"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Fatalf("build with an empty cache: want an error containing %q, got %v", w, err)
@@ -197,7 +197,7 @@ func TestBuildFromDependencyCache(t *testing.T) {
 	gitSHA := p.seed(t, o, err)
 
 	stderr.Reset()
-	sum, err := flow.Build(ctx, o, "build:cpu", "cpu")
+	sum, err := flow.Build(ctx, o, "cpu")
 	if err != nil {
 		t.Fatalf("build from the cache: %v\n%s", err, stderr.String())
 	}
@@ -237,7 +237,7 @@ func TestBuildFromDependencyCache(t *testing.T) {
 
 	stdout.Reset()
 	stderr.Reset()
-	sum, err = flow.Build(ctx, o, "build:cpu", "cpu")
+	sum, err = flow.Build(ctx, o, "cpu")
 	if err != nil || sum.Reconfigured || sum.Steps != 0 || len(sum.Why) != 0 {
 		t.Errorf("second build is not a no-op: %+v, %v", sum, err)
 	}
@@ -249,7 +249,7 @@ func TestBuildFromDependencyCache(t *testing.T) {
 
 	// A FetchContent call no spec declares stops configure, named.
 	p.writeSpec(t, p.TinySHA, true)
-	_, err = flow.Build(ctx, o, "build:cpu", "cpu")
+	_, err = flow.Build(ctx, o, "cpu")
 	if err == nil || !strings.Contains(err.Error(), "this project fetches extra with FetchContent, but no spec declares it") {
 		t.Errorf("an undeclared dependency: %v", err)
 	}

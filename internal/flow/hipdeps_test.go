@@ -65,7 +65,7 @@ func forkStyleProject(t *testing.T) (*project, func(t *testing.T) string) {
 	return p, func(t *testing.T) string {
 		t.Helper()
 		var out bytes.Buffer
-		if _, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &out, Stderr: &out}, "build:rocm", "rocm"); err != nil {
+		if _, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &out, Stderr: &out}, "rocm"); err != nil {
 			t.Fatalf("build:rocm: %v\n%s", err, out.String())
 		}
 		return out.String()

@@ -22,7 +22,7 @@ func TestNewPinReconfigures(t *testing.T) {
 	o := flow.Options{Dir: app, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	build := func() *flow.Summary {
 		t.Helper()
-		sum, err := flow.Build(ctx, o, "build:cpu", "cpu")
+		sum, err := flow.Build(ctx, o, "cpu")
 		if err != nil {
 			t.Fatal(err)
 		}

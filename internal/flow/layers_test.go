@@ -57,7 +57,7 @@ func TestLayerErrorsNameTheLayerFile(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(dir, rel), "// line 1\n"+brokenLine+good[rel])
 		defer testutil.WriteFile(t, filepath.Join(dir, rel), good[rel])
 		var stderr bytes.Buffer
-		_, err := flow.Build(context.Background(), o(&stderr), "build:cpu", "cpu")
+		_, err := flow.Build(context.Background(), o(&stderr), "cpu")
 		if err == nil || !strings.Contains(err.Error(), "build failed") {
 			t.Fatalf("a build with %s broken: %v, want a failed build\n%s", filepath.Join(dir, rel), err, stderr.String())
 		}
@@ -72,7 +72,7 @@ func TestLayerErrorsNameTheLayerFile(t *testing.T) {
 		testutil.WriteFile(t, file, "# line 1\nmessage(FATAL_ERROR \"broken by the test\")\n"+pristine(cm))
 		defer os.Remove(file)
 		var stderr bytes.Buffer
-		_, err := flow.Build(context.Background(), o(&stderr), "build:cpu", "cpu")
+		_, err := flow.Build(context.Background(), o(&stderr), "cpu")
 		msg := fail.Message(err)
 		if err == nil || !strings.Contains(msg, "broken by the test") {
 			t.Fatalf("a configure with %s broken: %v, want CMake's error\n%s", file, err, stderr.String())
@@ -109,7 +109,7 @@ func TestLayerErrorsNameTheLayerFile(t *testing.T) {
 	// the manifest trusts their stat data and a changed tree copy can only
 	// be a hand edit.
 	var stderr bytes.Buffer
-	if _, err := flow.Build(context.Background(), o(&stderr), "build:cpu", "cpu"); err != nil {
+	if _, err := flow.Build(context.Background(), o(&stderr), "cpu"); err != nil {
 		t.Fatalf("the fixed build: %v\n%s", err, stderr.String())
 	}
 	old := time.Now().Add(-time.Hour)
@@ -155,7 +155,7 @@ func TestConfigureErrorInPristineNamesIt(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), "source:\n  dir: third_party/mlx\n  pin: "+examplePin+"\n"+
 		"backends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
 	var stderr bytes.Buffer
-	_, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu")
+	_, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "cpu")
 	msg := fail.Message(err)
 	if err == nil || !strings.Contains(msg, "MLX_BUILD_METAL=ON needs macOS") {
 		t.Fatalf("build:cpu with MLX_BUILD_METAL=ON: %v, want CMake's error\n%s", err, stderr.String())

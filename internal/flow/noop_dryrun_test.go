@@ -148,7 +148,7 @@ func anObject(t *testing.T, build string) string {
 func buildCPU(t *testing.T, dir string) *flow.Summary {
 	t.Helper()
 	var stderr bytes.Buffer
-	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "cpu")
 	if err != nil {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}
@@ -216,7 +216,7 @@ func TestNoopSkipsNinjaWhileNothingItReadsChanged(t *testing.T) {
 func buildCPULogged(t *testing.T, dir string) (*flow.Summary, string, string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "build:cpu", "cpu")
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: dir, Stdout: &stderr, Stderr: &stderr}, "cpu")
 	if err != nil {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}

@@ -38,7 +38,7 @@ func TestNoopOverlayHashes(t *testing.T) {
 	build := func(t *testing.T) *flow.Summary {
 		t.Helper()
 		var stderr bytes.Buffer
-		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu")
+		sum, err := flow.Build(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "cpu")
 		if err != nil {
 			t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 		}

@@ -30,7 +30,7 @@ func TestPlanRunPathIsTheLinkPlans(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), "source:\n  dir: third_party/mlx\n  pin: "+examplePin+"\nbackends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
 	ctx := context.Background()
 	var stderr bytes.Buffer
-	sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:cpu", "cpu")
+	sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "cpu")
 	if err != nil {
 		t.Fatalf("build:cpu: %v\n%s", err, stderr.String())
 	}

@@ -26,7 +26,7 @@ const childBuildEnv = "MLXBUILD_FLOW_TEST_CHILD_BUILD"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(childBuildEnv); dir != "" {
-		_, err := flow.Build(context.Background(), flow.Options{Dir: dir}, "build:rocm", "rocm")
+		_, err := flow.Build(context.Background(), flow.Options{Dir: dir}, "rocm")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -53,7 +53,7 @@ func TestInterruptedReconfigureIsRedone(t *testing.T) {
 		t.Helper()
 		t.Setenv("MLX_ROCM_ARCHITECTURES", archs)
 		var stderr bytes.Buffer
-		sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:rocm", "rocm")
+		sum, err := flow.Build(ctx, flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "rocm")
 		return sum, stderr.String(), err
 	}
 	// archiveHolds checks that the kernel archive has a code object for

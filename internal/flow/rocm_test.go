@@ -52,7 +52,7 @@ func TestBuildROCm(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		o := opts
 		o.Stdout, o.Stderr = &stdout, &stderr
-		sum, err := flow.Build(ctx, o, "build:rocm", "rocm")
+		sum, err := flow.Build(ctx, o, "rocm")
 		return sum, stderr.String(), err
 	}
 	mustBuild := func(t *testing.T) *flow.Summary {

@@ -49,7 +49,7 @@ func (tp *toolchainProject) planFiles(t *testing.T) map[string]time.Time {
 func (tp *toolchainProject) run(t *testing.T) (*flow.Summary, string, error) {
 	t.Helper()
 	var stderr bytes.Buffer
-	sum, err := flow.Build(context.Background(), flow.Options{Dir: tp.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "build:rocm", "rocm")
+	sum, err := flow.Build(context.Background(), flow.Options{Dir: tp.Dir, Stdout: &bytes.Buffer{}, Stderr: &stderr}, "rocm")
 	return sum, stderr.String(), err
 }
 

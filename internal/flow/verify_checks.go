@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/verify"
 )
@@ -101,7 +102,7 @@ func crossRefsCheck(_ context.Context, p *Prepared, in checkInput) (verify.Check
 
 func isolationCheck(_ context.Context, p *Prepared, in checkInput) (verify.Check, error) {
 	var foreign []string
-	for _, other := range configs.Names {
+	for _, other := range backends.Names() {
 		if other != p.Backend {
 			foreign = append(foreign, overlaySources(p.Config, other)...)
 		}

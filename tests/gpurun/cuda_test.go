@@ -59,7 +59,7 @@ func TestCUDAEndToEnd(t *testing.T) {
 	build := func(t *testing.T) *flow.Summary {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		sum, err := flow.Build(ctx, flow.Options{Dir: repo, Stdout: &stdout, Stderr: &stderr}, "build:cuda", "cuda")
+		sum, err := flow.Build(ctx, flow.Options{Dir: repo, Stdout: &stdout, Stderr: &stderr}, "cuda")
 		t.Logf("build:cuda:\n%s", stderr.String())
 		if err != nil {
 			t.Fatalf("build:cuda: %v", err)

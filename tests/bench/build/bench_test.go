@@ -209,7 +209,7 @@ func BenchmarkNoopROCm(b *testing.B) {
 		{"mage", mage(setup.env)},
 		{"mage-noarch", mage(noArchEnv)},
 		{"inproc", func() error {
-			sum, err := flow.Build(ctx, opts, "build:rocm", "rocm")
+			sum, err := flow.Build(ctx, opts, "rocm")
 			if err == nil && (sum.Steps != 0 || sum.Reconfigured) {
 				err = fmt.Errorf("not a no-op: %+v", sum)
 			}

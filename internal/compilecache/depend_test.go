@@ -2,7 +2,6 @@ package compilecache_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,16 +29,7 @@ func loggingGXX(log string, args []string) int {
 		return 1
 	}
 	_, err = proc.RunLeaf(context.Background(), proc.Cmd{Path: "/usr/bin/g++", Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
-	var exit *proc.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit) && exit.Result.ExitCode > 0:
-		return exit.Result.ExitCode
-	default:
-		os.Stderr.WriteString("fake g++: " + err.Error() + "\n")
-		return 1
-	}
+	return exitStatus("fake g++", err)
 }
 
 // TestMissRunsOnlyTheCompile compiles one file the way Ninja does (with

@@ -62,6 +62,12 @@ func fakeAMDClang(real string, args []string) int {
 	_, err := proc.RunLeaf(context.Background(), proc.Cmd{Path: real, Args: rest, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	stop()
 	wg.Wait()
+	return exitStatus("fake clang++", err)
+}
+
+// exitStatus is what a fake compiler exits with after running the real one:
+// the real one's status, or 1 with the reason when it did not run.
+func exitStatus(fake string, err error) int {
 	var exit *proc.ExitError
 	switch {
 	case err == nil:
@@ -69,7 +75,7 @@ func fakeAMDClang(real string, args []string) int {
 	case errors.As(err, &exit) && exit.Result.ExitCode > 0:
 		return exit.Result.ExitCode
 	default:
-		os.Stderr.WriteString("fake clang++: " + err.Error() + "\n")
+		os.Stderr.WriteString(fake + ": " + err.Error() + "\n")
 		return 1
 	}
 }

@@ -1,12 +1,16 @@
 package cargoworkspace
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -82,6 +86,22 @@ backends:
 func (w *workspace) cargo(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	return testutil.Run(w.env, w.dir, "cargo", args...)
+}
+
+// cargoRun is `cargo run` with the program's stdout apart from Cargo's
+// stderr: interleaved, Cargo's "Running `...`" line can land inside the
+// program's first line.
+func (w *workspace) cargoRun(t *testing.T, args ...string) string {
+	t.Helper()
+	var stdout, both testutil.LockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, err := proc.Run(ctx, proc.Cmd{Path: "cargo", Args: append([]string{"run"}, args...), Dir: w.dir, Env: w.env,
+		Stdout: io.MultiWriter(&stdout, &both), Stderr: &both})
+	if err != nil {
+		t.Fatalf("cargo run %s: %v\n%s", strings.Join(args, " "), err, both.String())
+	}
+	return stdout.String()
 }
 
 func (w *workspace) cargoOK(t *testing.T, args ...string) string {
@@ -184,7 +204,7 @@ func TestWorkspaceROCm(t *testing.T) {
 		// The rebuild the reference's users make by hand, then cargo run:
 		// before the link plan named the archives, Cargo said Fresh here.
 		testutil.RunOK(t, w.env, w.repo, "go", "run", "mage.go", "build:rocm")
-		out := w.cargoOK(t, "run", "-p", "cli", "--features", "rocm")
+		out := w.cargoRun(t, "-p", "cli", "--features", "rocm")
 		m := cliLine.FindStringSubmatch(out)
 		if m == nil || m[1] != "0.1.0-edited" {
 			t.Fatalf("cargo run after the edit did not show the new libmlx:\n%s", out)
@@ -205,7 +225,7 @@ func TestWorkspaceROCm(t *testing.T) {
 		// The developer loop: no mage step, the overlay is a
 		// rerun-if-changed input of the build script.
 		w.overlayVersion(t, "0.1.0-overlay")
-		out := w.cargoOK(t, "run", "-p", "cli", "--features", "rocm")
+		out := w.cargoRun(t, "-p", "cli", "--features", "rocm")
 		if m := cliLine.FindStringSubmatch(out); m == nil || m[1] != "0.1.0-overlay" {
 			t.Fatalf("cargo run after the overlay edit did not rebuild libmlx:\n%s", out)
 		}

@@ -3,6 +3,7 @@ package cmake
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
@@ -22,45 +23,86 @@ type PackageConfig struct {
 // running CMake, so a build can name a missing package before configure.
 // It returns false when no prefix has it.
 func FindPackageConfig(name string, prefixes []string) (PackageConfig, bool) {
+	var f Finder
+	return f.Find(name, prefixes)
+}
+
+// A Finder is FindPackageConfig for several packages: it lists each folder
+// it searches once, however many packages ask, and stops at the first
+// folder that holds the config. Every build asks it for each of the spec's
+// packages, and the folders it lists (/usr/lib/<arch>, /usr/share) hold
+// hundreds of entries: listing them all for every package was a tenth of a
+// no-op's CPU on Debian's ROCm. Its zero value is ready; it is not safe for
+// concurrent use.
+type Finder struct {
+	names map[string][]string // a folder's entry names, as listed; nil for a folder that could not be read
+}
+
+var packageLibDirs = []string{"lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "lib64", "lib", "share"}
+
+// Find is FindPackageConfig through the finder's listings. The order is
+// find_package's: per prefix, per library folder, <lib>/cmake/<name>*/
+// before <lib>/<name>*/cmake/, then <prefix>/<name>*/.
+func (f *Finder) Find(name string, prefixes []string) (PackageConfig, bool) {
 	files := []string{name + "Config.cmake", strings.ToLower(name) + "-config.cmake"}
-	for _, prefix := range prefixes {
-		var dirs []string
-		for _, lib := range []string{"lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "lib64", "lib", "share"} {
-			dirs = append(dirs, globDirs(filepath.Join(prefix, lib, "cmake"), name)...)
-			dirs = append(dirs, globSub(filepath.Join(prefix, lib), name, "cmake")...)
-		}
-		dirs = append(dirs, globDirs(prefix, name)...)
+	in := func(dirs []string) (PackageConfig, bool) {
 		for _, d := range dirs {
-			for _, f := range files {
-				path := filepath.Join(d, f)
+			for _, file := range files {
+				path := filepath.Join(d, file)
 				if st, err := os.Stat(path); err == nil && !st.IsDir() {
 					return PackageConfig{Name: name, File: path, Version: configVersion(d, name)}, true
 				}
 			}
+		}
+		return PackageConfig{}, false
+	}
+	for _, prefix := range prefixes {
+		for _, lib := range packageLibDirs {
+			if pc, ok := in(f.globDirs(filepath.Join(prefix, lib, "cmake"), name)); ok {
+				return pc, true
+			}
+			if pc, ok := in(f.globSub(filepath.Join(prefix, lib), name, "cmake")); ok {
+				return pc, true
+			}
+		}
+		if pc, ok := in(f.globDirs(prefix, name)); ok {
+			return pc, true
 		}
 	}
 	return PackageConfig{}, false
 }
 
 // globDirs lists the directories under parent whose names start with name
-// case-insensitively (find_package accepts <name>*, e.g. rocblas-4.0).
-func globDirs(parent, name string) []string {
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return nil
+// case-insensitively (find_package accepts <name>*, e.g. rocblas-4.0), in
+// name order.
+func (f *Finder) globDirs(parent, name string) []string {
+	names, listed := f.names[parent]
+	if !listed {
+		if d, err := os.Open(parent); err == nil {
+			names, _ = d.Readdirnames(-1)
+			d.Close()
+		}
+		if f.names == nil {
+			f.names = map[string][]string{}
+		}
+		f.names[parent] = names
 	}
+	lower := strings.ToLower(name)
 	var out []string
-	for _, e := range entries {
-		if strings.HasPrefix(strings.ToLower(e.Name()), strings.ToLower(name)) && isDir(filepath.Join(parent, e.Name())) {
-			out = append(out, filepath.Join(parent, e.Name()))
+	for _, n := range names {
+		if strings.HasPrefix(strings.ToLower(n), lower) && isDir(filepath.Join(parent, n)) {
+			out = append(out, filepath.Join(parent, n))
 		}
 	}
+	// os.ReadDir's order, which the first match depends on; only the
+	// matches need sorting (they share the parent).
+	sort.Strings(out)
 	return out
 }
 
-func globSub(parent, name, sub string) []string {
+func (f *Finder) globSub(parent, name, sub string) []string {
 	var out []string
-	for _, d := range globDirs(parent, name) {
+	for _, d := range f.globDirs(parent, name) {
 		if isDir(filepath.Join(d, sub)) {
 			out = append(out, filepath.Join(d, sub))
 		}

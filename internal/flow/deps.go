@@ -115,6 +115,7 @@ func (p *Prepared) toolchainGapsLibs() ([]string, error) {
 	var gaps []string
 	var libErr error
 	prefixes := p.packagePrefixes()
+	var finder cmake.Finder
 	for _, pkg := range p.Spec.CMakePackages {
 		if !pkg.On(p.Opts.GOOS) {
 			continue
@@ -123,7 +124,7 @@ func (p *Prepared) toolchainGapsLibs() ([]string, error) {
 		if pkg.Package != "" {
 			install = "install " + pkg.Package
 		}
-		pc, ok := cmake.FindPackageConfig(pkg.Name, prefixes)
+		pc, ok := finder.Find(pkg.Name, prefixes)
 		if !ok {
 			gaps = append(gaps, fmt.Sprintf("CMake package %s (find_package, %s): no %sConfig.cmake under %s; %s", pkg.Name, pkg.Origin, pkg.Name, strings.Join(prefixes, ", "), install))
 			continue

@@ -1,7 +1,6 @@
 package backends
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,40 +59,10 @@ func (m memo) load(key string, env func(string) string, result memoResult) bool 
 			return false
 		}
 	}
-	if !unchangedKeys(e.files) {
+	if !fileid.KeysUnchanged(e.files) {
 		return false
 	}
 	return setMemoFields(result, e.result)
-}
-
-// unchangedKeys reports whether every file still has the identity its key
-// line records. Keys come in path order, so a directory comes before the
-// files in it: a path recorded absent directly inside a directory found
-// unchanged (a real directory, not a link to one) is still absent, since
-// creating an entry changes the directory's mtime and ctime, and is not
-// looked at again (half of a tool's PATH entries are such).
-func unchangedKeys(keys []string) bool {
-	var dirs map[string]bool // directories found unchanged
-	for _, k := range keys {
-		p, rest, ok := memoQuoted(k)
-		if !ok {
-			return false
-		}
-		if rest == " absent" && dirs[filepath.Dir(p)] {
-			continue
-		}
-		id := fileid.Of(p)
-		if id.Key() != k {
-			return false
-		}
-		if fs.FileMode(id.Mode).IsDir() {
-			if dirs == nil {
-				dirs = map[string]bool{}
-			}
-			dirs[p] = true
-		}
-	}
-	return true
 }
 
 // store writes key's entry atomically. A failure to write only costs the

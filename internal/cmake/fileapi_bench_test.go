@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -68,7 +69,7 @@ func BenchmarkReadCXXStandard(b *testing.B) {
 	if !ok {
 		b.Fatalf("memo %q", data)
 	}
-	indexPath, _ := keyPath(m.files[0])
+	indexPath, _ := fileid.KeyPath(m.files[0])
 	index := filepath.Base(indexPath)
 	var decode, remembered time.Duration
 	b.ResetTimer()

@@ -50,14 +50,8 @@ func recalledStd(build, index string, targets []string) (CXXStandard, bool) {
 		return CXXStandard{}, false
 	}
 	want := filepath.Join(fileAPIDir(build), "reply", index)
-	if p, ok := keyPath(m.files[0]); !ok || p != want {
+	if p, ok := fileid.KeyPath(m.files[0]); !ok || p != want || !fileid.KeysUnchanged(m.files) {
 		return CXXStandard{}, false
-	}
-	for _, k := range m.files {
-		p, ok := keyPath(k)
-		if !ok || fileid.Of(p).Key() != k {
-			return CXXStandard{}, false
-		}
 	}
 	return m.std, true
 }
@@ -115,7 +109,7 @@ func parseStdMemo(data []byte) (m stdMemo, ok bool) {
 	n := len(lines)
 	for _, l := range lines[1 : n-2] {
 		k, found := strings.CutPrefix(l, "file ")
-		if _, ok := keyPath(k); !found || !ok {
+		if _, ok := fileid.KeyPath(k); !found || !ok {
 			return stdMemo{}, false
 		}
 		m.files = append(m.files, k)
@@ -128,16 +122,6 @@ func parseStdMemo(data []byte) (m stdMemo, ok bool) {
 		return stdMemo{}, false
 	}
 	return m, true
-}
-
-// keyPath is the path a fileid key starts with, quoted.
-func keyPath(key string) (string, bool) {
-	q, err := strconv.QuotedPrefix(key)
-	if err != nil {
-		return "", false
-	}
-	p, err := strconv.Unquote(q)
-	return p, err == nil && filepath.IsAbs(p)
 }
 
 // quotedField is the quoted value of line after prefix, and nothing else.

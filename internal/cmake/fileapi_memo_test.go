@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -58,7 +59,7 @@ func TestReadCXXStandardRemembers(t *testing.T) {
 	if err := os.WriteFile(memo, formatStdMemo(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := keyPath(m.files[2])
+	p, _ := fileid.KeyPath(m.files[2])
 	reply, err := os.ReadFile(p)
 	if err != nil || !strings.Contains(string(reply), `"standard" : "17"`) {
 		t.Fatalf("target reply %s: %v\n%s", p, err, reply)
@@ -90,7 +91,7 @@ func FuzzStdMemo(f *testing.F) {
 			return
 		}
 		for _, k := range m.files {
-			if p, ok := keyPath(k); !ok || !filepath.IsAbs(p) {
+			if p, ok := fileid.KeyPath(k); !ok || !filepath.IsAbs(p) {
 				t.Fatalf("file key %q has no absolute path", k)
 			}
 		}

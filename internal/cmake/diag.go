@@ -102,40 +102,51 @@ func cmakeError(out, source string) (Diagnostic, bool) {
 		if m == nil {
 			continue
 		}
-		// CMake indents a message's lines and separates its paragraphs
-		// with blank lines (find_package's hints come after one): keep
-		// every indented paragraph until the first line that is not.
-		var paras []string
-		var cur []string
-		if s := strings.TrimSpace(m[4]); s != "" {
-			cur = append(cur, s)
-		}
-		for _, l := range lines[i+1:] {
-			l = strings.TrimRight(l, "\r")
-			if strings.TrimSpace(l) == "" {
-				if len(cur) > 0 {
-					paras = append(paras, strings.Join(cur, " "))
-					cur = nil
-				}
-				continue
-			}
-			if !strings.HasPrefix(l, " ") {
-				break
-			}
-			cur = append(cur, strings.TrimSpace(l))
-		}
-		if len(cur) > 0 {
-			paras = append(paras, strings.Join(cur, " "))
-		}
-		d := Diagnostic{Message: strings.Join(paras, "\n  ")}
+		d := Diagnostic{Message: strings.Join(messageParagraphs(m[4], lines[i+1:]), "\n  ")}
 		if m[1] != "" {
-			d.File = m[1]
-			if !filepath.IsAbs(d.File) && source != "" {
-				d.File = filepath.Join(source, d.File)
-			}
-			d.Line, _ = strconv.Atoi(m[2])
+			d.place(m[1], m[2], source)
 		}
 		return d, true
 	}
 	return Diagnostic{}, false
+}
+
+// messageParagraphs is the text of a CMake message: head (the text on its
+// head line, after the colon) and the lines after it. CMake indents a
+// message's lines and separates its paragraphs with blank lines
+// (find_package's hints come after one): every indented paragraph until
+// the first line that is not, each joined into one line.
+func messageParagraphs(head string, after []string) []string {
+	var paras, cur []string
+	if s := strings.TrimSpace(head); s != "" {
+		cur = append(cur, s)
+	}
+	for _, l := range after {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			if len(cur) > 0 {
+				paras = append(paras, strings.Join(cur, " "))
+				cur = nil
+			}
+			continue
+		}
+		if !strings.HasPrefix(l, " ") {
+			break
+		}
+		cur = append(cur, strings.TrimSpace(l))
+	}
+	if len(cur) > 0 {
+		paras = append(paras, strings.Join(cur, " "))
+	}
+	return paras
+}
+
+// place sets where CMake said the message came from: file (made absolute
+// against source where it is relative) and line.
+func (d *Diagnostic) place(file, line, source string) {
+	d.File = file
+	if !filepath.IsAbs(d.File) && source != "" {
+		d.File = filepath.Join(source, d.File)
+	}
+	d.Line, _ = strconv.Atoi(line)
 }

@@ -1,8 +1,6 @@
 package cmake
 
 import (
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
@@ -28,30 +26,17 @@ func ConfigureWarnings(out, source string) []Diagnostic {
 		if m == nil {
 			continue
 		}
-		// The first paragraph: the head's own text, then the indented
-		// lines up to a blank or unindented one.
-		text := strings.TrimSpace(m[4])
-		for _, l := range lines[i+1:] {
-			l = strings.TrimRight(l, "\r")
-			if strings.TrimSpace(l) == "" {
-				if text == "" {
-					continue // CMake puts a blank line before the text
-				}
-				break
-			}
-			if !strings.HasPrefix(l, " ") {
-				break
-			}
-			text = strings.TrimSpace(text + " " + strings.TrimSpace(l))
+		// The first paragraph only: the rest of a fork's warning is
+		// detail for the log.
+		var first string
+		if paras := messageParagraphs(m[4], lines[i+1:]); len(paras) > 0 {
+			first = paras[0]
 		}
-		d := Diagnostic{File: m[1], Message: firstSentence(text)}
+		d := Diagnostic{Message: firstSentence(first)}
 		if d.Message == "" {
 			d.Message = "(no text)"
 		}
-		if !filepath.IsAbs(d.File) && source != "" {
-			d.File = filepath.Join(source, d.File)
-		}
-		d.Line, _ = strconv.Atoi(m[2])
+		d.place(m[1], m[2], source)
 		if k := d.located(); !seen[k] {
 			seen[k] = true
 			ws = append(ws, d)

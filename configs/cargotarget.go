@@ -7,20 +7,25 @@ import (
 
 // cargoTargetDir is the target directory of the Cargo build whose build
 // script runs mlxbuild, "" outside a build script (Cargo sets OUT_DIR for
-// build scripts only). CARGO_TARGET_DIR is not handed to build scripts when
-// the directory comes from --target-dir or .cargo/config.toml, so it is
-// read from OUT_DIR's place: <target>[/<triple>]/<profile>/build/<crate>-<hash>/out.
+// build scripts only). It is read from OUT_DIR's place,
+// <target>[/<triple>]/<profile>/build/<crate>-<hash>/out, which Cargo makes
+// absolute and which is right whichever way the directory was chosen:
+// --target-dir and .cargo/config.toml are never handed to build scripts,
+// --target-dir overrides the CARGO_TARGET_DIR a script still inherits, and
+// a relative CARGO_TARGET_DIR is relative to where cargo was started, not
+// to the script's directory. An absolute CARGO_TARGET_DIR is taken only
+// where OUT_DIR is not in Cargo's layout.
 func cargoTargetDir(env func(string) string) string {
 	out := env("OUT_DIR")
 	if out == "" {
 		return ""
 	}
-	if t := env("CARGO_TARGET_DIR"); t != "" {
-		return abs(t)
-	}
 	out = filepath.Clean(out)
 	build := filepath.Dir(filepath.Dir(out))
 	if filepath.Base(build) != "build" || !strings.HasPrefix(filepath.Base(filepath.Dir(out)), env("CARGO_PKG_NAME")) {
+		if t := env("CARGO_TARGET_DIR"); filepath.IsAbs(t) {
+			return filepath.Clean(t)
+		}
 		return "" // not Cargo's layout: keep the default beside the project file
 	}
 	target := filepath.Dir(filepath.Dir(build))

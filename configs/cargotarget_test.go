@@ -35,6 +35,12 @@ func TestCacheFollowsCargoTargetDir(t *testing.T) {
 		{"--target-dir, read from OUT_DIR", map[string]string{"OUT_DIR": out(elsewhere), "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(elsewhere, "mlxbuild")},
 		{"a --target build", map[string]string{"OUT_DIR": filepath.Join(elsewhere, "x86_64-unknown-linux-gnu", "release", "build", "mlx-sys-1", "out"), "TARGET": "x86_64-unknown-linux-gnu", "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(elsewhere, "mlxbuild")},
 		{"not Cargo's layout", map[string]string{"OUT_DIR": filepath.Join(elsewhere, "o"), "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(dir, "target", "mlxbuild")},
+		{"not Cargo's layout, CARGO_TARGET_DIR absolute", map[string]string{"OUT_DIR": filepath.Join(elsewhere, "o"), "CARGO_TARGET_DIR": elsewhere, "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(elsewhere, "mlxbuild")},
+		// Relative to where cargo started, not to the build script's
+		// directory (the crate's), which is the process's here.
+		{"a relative CARGO_TARGET_DIR", map[string]string{"OUT_DIR": out(elsewhere), "CARGO_TARGET_DIR": "tgt", "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(elsewhere, "mlxbuild")},
+		// cargo build --target-dir over an inherited CARGO_TARGET_DIR.
+		{"--target-dir over CARGO_TARGET_DIR", map[string]string{"OUT_DIR": out(elsewhere), "CARGO_TARGET_DIR": filepath.Join(dir, "stale"), "CARGO_PKG_NAME": "mlx-sys"}, filepath.Join(elsewhere, "mlxbuild")},
 		{"outside a build script", map[string]string{"CARGO_TARGET_DIR": elsewhere}, filepath.Join(dir, "target", "mlxbuild")},
 		{"MLXBUILD_CACHE wins", map[string]string{"OUT_DIR": out(elsewhere), "CARGO_TARGET_DIR": elsewhere, "CARGO_PKG_NAME": "mlx-sys", "MLXBUILD_CACHE": filepath.Join(dir, "own")}, filepath.Join(dir, "own")},
 	} {

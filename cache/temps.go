@@ -63,7 +63,7 @@ func RemoveStaleTemps(l Layout) ([]string, error) {
 	// The build directory: the configure record's, and internal/cmake's
 	// completed compile_commands.json, its stamp and the no-work record (named here as
 	// internal/cmake names them: cache does not import the CMake driver).
-	if err := sweep(l.Build, []string{".tmp-" + ConfigureRecordFile + "-*", ".tmp-compile_commands.json-*", ".tmp-mlxbuild-compdb.stamp-*", ".tmp-mlxbuild-nowork-*", ".tmp-mlxbuild-cxxstd-*"}); err != nil {
+	if err := sweep(l.Build, []string{".tmp-" + ConfigureRecordFile + "-*", ".tmp-compile_commands.json-*", ".tmp-mlxbuild-compdb.stamp-*", ".tmp-mlxbuild-nowork-*", ".tmp-mlxbuild-cxxstd-*", ".tmp-mlxbuild-products-*"}); err != nil {
 		return removed, err
 	}
 	if st, err := os.Lstat(l.Out); err == nil && st.IsDir() {

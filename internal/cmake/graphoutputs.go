@@ -12,6 +12,12 @@ import (
 // takes an archive only from them: one a graph of an earlier configure
 // built stays on disk after CMake drops its target.
 func GraphOutputs(dir string) (map[string]bool, error) {
+	return graphOutputs(dir, nil)
+}
+
+// graphOutputs is GraphOutputs, appending to keys, when set, the identity
+// of each manifest read (taken before reading it).
+func graphOutputs(dir string, keys *[]string) (map[string]bool, error) {
 	outs := map[string]bool{}
 	tooMany, err := readManifests(dir, func(_ string, data []byte) []string {
 		paths, includes := manifestOutputs(data)
@@ -22,7 +28,7 @@ func GraphOutputs(dir string) (map[string]bool, error) {
 			outs[filepath.Clean(p)] = true
 		}
 		return includes
-	}, func() bool { return false })
+	}, func() bool { return false }, keys)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // manifestScan is what the no-work record needs from Ninja's manifests:
@@ -48,7 +50,7 @@ func scanManifests(dir string) (manifestScan, error) {
 		}
 		edges = append(edges, m.edges...)
 		return m.includes
-	}, func() bool { return s.refuse != "" })
+	}, func() bool { return s.refuse != "" }, nil)
 	switch {
 	case err != nil:
 		return s, err
@@ -63,8 +65,10 @@ func scanManifests(dir string) (manifestScan, error) {
 // readManifests reads dir's build.ninja, then each manifest it includes
 // (include, subninja) once, in Ninja's order, handing each to visit, which
 // returns the names it includes; it stops when stop says so, and reports
-// tooMany past maxManifests.
-func readManifests(dir string, visit func(name string, data []byte) []string, stop func() bool) (tooMany bool, err error) {
+// tooMany past maxManifests. With keys set it appends the identity
+// (fileid.ID.Key) of each manifest, taken before reading it, for a memo of
+// what was derived from them.
+func readManifests(dir string, visit func(name string, data []byte) []string, stop func() bool, keys *[]string) (tooMany bool, err error) {
 	seen := map[string]bool{}
 	queue := []string{"build.ninja"}
 	for len(queue) > 0 && !stop() {
@@ -76,6 +80,9 @@ func readManifests(dir string, visit func(name string, data []byte) []string, st
 		seen[name] = true
 		if len(seen) > maxManifests {
 			return true, nil
+		}
+		if keys != nil {
+			*keys = append(*keys, fileid.Of(joinBuild(dir, name)).Key())
 		}
 		data, err := os.ReadFile(joinBuild(dir, name))
 		if err != nil {

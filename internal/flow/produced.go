@@ -13,13 +13,13 @@ import (
 // after build.ninja was is one: the graph built it. An older one was
 // built by this graph only if the graph names it as an output; one an
 // earlier configure's graph made (a kernel library whose target CMake
-// dropped) is no product, and is never linked. The graph is read only
-// for such an older archive.
+// dropped) is no product, and is never linked. The graph is asked only
+// about such an older archive, and its answer kept (cmake.GraphProducts):
+// after a configure that rebuilt nothing, every no-op asks.
 func producedBy(buildDir string) func(string) error {
-	var outs map[string]bool
+	graph := cmake.NewGraphProducts(buildDir)
 	return func(archive string) error {
-		graph := filepath.Join(buildDir, "build.ninja")
-		gi, err := os.Stat(graph)
+		gi, err := os.Stat(filepath.Join(buildDir, "build.ninja"))
 		if err != nil {
 			return fmt.Errorf("%s has no build graph (%v)", buildDir, err)
 		}
@@ -30,13 +30,8 @@ func producedBy(buildDir string) func(string) error {
 		if !ai.ModTime().Before(gi.ModTime()) {
 			return nil
 		}
-		if outs == nil {
-			if outs, err = cmake.GraphOutputs(buildDir); err != nil {
-				return err
-			}
-		}
-		if outs[filepath.Clean(archive)] {
-			return nil
+		if built, err := graph.Builds(archive); err != nil || built {
+			return err
 		}
 		return fmt.Errorf("%s is older than the build graph, which does not build it: an earlier configure left it", archive)
 	}

@@ -40,6 +40,13 @@ type Options struct {
 	// Probes is the spec's architectures.probes, in the order they are
 	// tried; nil is the backend's own order (kfd then rocminfo; nvidia-smi).
 	Probes []string
+	// Memo is a folder (the cache root's discovery/) where nvidia-smi's
+	// answer is kept for the GPUs and driver it was given for; "" keeps
+	// nothing. Builds set it; arch:cuda and doctor ask nvidia-smi itself.
+	Memo string
+	// NvidiaProc is the NVIDIA driver's proc folder the memo's key is read
+	// from; "" is /proc/driver/nvidia. Tests point it at a fake.
+	NvidiaProc string
 }
 
 // variable is the overriding variable's name for backend.

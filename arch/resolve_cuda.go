@@ -63,6 +63,21 @@ func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []
 		}
 		return nil, "", "nvidia-smi: not found in " + where
 	}
+	// The key is read before nvidia-smi runs: a GPU or driver change while
+	// it runs leaves a key the next run does not match.
+	var fingerprint string
+	if o.Memo != "" {
+		procDir := o.NvidiaProc
+		if procDir == "" {
+			procDir = nvidiaProc
+		}
+		if fp, ok := nvidiaFingerprint(procDir, path); ok {
+			if rows := recalledGPUs(o.Memo, fp); rows != nil {
+				return rows, smiSource(rows) + ", kept for the same GPUs and driver", fmt.Sprintf("nvidia-smi (%s): %s, kept from an earlier run for the same GPUs and driver", path, strings.Join(rows, ","))
+			}
+			fingerprint = fp
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	res, err := proc.Run(cctx, proc.Cmd{Path: path, Args: []string{"--query-gpu=compute_cap", "--format=csv,noheader"}, Env: o.childEnv()})
@@ -84,9 +99,17 @@ func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []
 	if len(archs) == 0 {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): no GPU rows", path)
 	}
+	if fingerprint != "" {
+		rememberGPUs(o.Memo, fingerprint, archs)
+	}
+	return archs, smiSource(archs), fmt.Sprintf("nvidia-smi (%s): %s", path, strings.Join(archs, ","))
+}
+
+// smiSource names nvidia-smi's rows as a Result's source.
+func smiSource(archs []string) string {
 	rows := make([]int, len(archs))
 	for i := range rows {
 		rows[i] = i
 	}
-	return archs, "nvidia-smi rows " + numberList(rows), fmt.Sprintf("nvidia-smi (%s): %s", path, strings.Join(archs, ","))
+	return "nvidia-smi rows " + numberList(rows)
 }

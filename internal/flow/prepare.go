@@ -242,7 +242,9 @@ func (p *Prepared) resolveArch(ctx context.Context) error {
 	if p.Spec.Architectures == nil {
 		return nil
 	}
-	r, err := resolveArch(ctx, p.Spec, p.Backend, p.Opts.Env)
+	// A build keeps nvidia-smi's answer in the discovery folder while the
+	// GPUs and the driver stay the same (arch.Options.Memo).
+	r, err := resolveArch(ctx, p.Spec, p.Backend, p.Opts.Env, p.Layout.Discovery)
 	if err != nil {
 		return err
 	}
@@ -254,9 +256,9 @@ func (p *Prepared) resolveArch(ctx context.Context) error {
 // resolveArch resolves a backend's architectures as its spec declares:
 // the variable (architectures.env), the probes in their order
 // (architectures.probes) and the default list.
-func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env func(string) string) (arch.Result, error) {
+func resolveArch(ctx context.Context, spec *configs.Spec, backend string, env func(string) string, memo string) (arch.Result, error) {
 	a := spec.Architectures
-	opts := arch.Options{Env: env, Default: a.Default, Var: a.Env, Probes: a.Probes}
+	opts := arch.Options{Env: env, Default: a.Default, Var: a.Env, Probes: a.Probes, Memo: memo}
 	if b := backends.Lookup(backend); b != nil && b.Resolve != nil {
 		return b.Resolve(ctx, opts)
 	}
@@ -297,7 +299,7 @@ func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, e
 	if spec.Architectures == nil {
 		return arch.Result{}, fail.Configf("backend %s has no GPU architectures to resolve", backend)
 	}
-	return resolveArch(ctx, spec, backend, o.Env)
+	return resolveArch(ctx, spec, backend, o.Env, "")
 }
 
 // checkArchSupport asks the toolchain whether it can compile every target

@@ -54,7 +54,7 @@ func newMemoCase(t *testing.T) *memoCase {
 
 func (c *memoCase) resolve() Result {
 	c.t.Helper()
-	r, err := ResolveCUDA(context.Background(), Options{Env: testEnv(c.env), Memo: c.memo, NvidiaProc: c.proc})
+	r, err := ResolveCUDA(context.Background(), Options{Env: testEnv(c.env), Memo: c.memo, driverProc: c.proc})
 	if err != nil || Join(r.Targets) != "90a" {
 		c.t.Fatalf("got %v from %q, %v; want 90a", r.Targets, r.Source, err)
 	}
@@ -79,7 +79,7 @@ func TestNvidiaSMIKeptForTheSameGPUsAndDriver(t *testing.T) {
 		t.Errorf("kept answer's source %q does not say it was kept", r.Source)
 	}
 	// Without a memo folder (arch:cuda, doctor) nvidia-smi always answers.
-	if _, err := ResolveCUDA(context.Background(), Options{Env: testEnv(c.env), NvidiaProc: c.proc}); err != nil || c.ran() != 2 {
+	if _, err := ResolveCUDA(context.Background(), Options{Env: testEnv(c.env), driverProc: c.proc}); err != nil || c.ran() != 2 {
 		t.Errorf("without a memo: %v, nvidia-smi ran %d times, want 2", err, c.ran())
 	}
 }

@@ -44,9 +44,9 @@ type Options struct {
 	// answer is kept for the GPUs and driver it was given for; "" keeps
 	// nothing. Builds set it; arch:cuda and doctor ask nvidia-smi itself.
 	Memo string
-	// NvidiaProc is the NVIDIA driver's proc folder the memo's key is read
+	// driverProc is the NVIDIA driver's proc folder the memo's key is read
 	// from; "" is /proc/driver/nvidia. Tests point it at a fake.
-	NvidiaProc string
+	driverProc string
 }
 
 // variable is the overriding variable's name for backend.

@@ -67,7 +67,7 @@ func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []
 	// it runs leaves a key the next run does not match.
 	var fingerprint string
 	if o.Memo != "" {
-		procDir := o.NvidiaProc
+		procDir := o.driverProc
 		if procDir == "" {
 			procDir = nvidiaProc
 		}

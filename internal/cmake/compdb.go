@@ -14,6 +14,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/shellwords"
 )
 
 // CompileDBFile is the compilation database CMake writes into the build
@@ -201,7 +202,7 @@ func hipCompiles(e ninjaCompdbEdge) ([]compileEntry, error) {
 }
 
 func hipCompilesOf(e ninjaCompdbEdge) ([]compileEntry, error) {
-	cmds, err := shellCommands(e.Command)
+	cmds, err := shellwords.Commands(e.Command)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package cmake
+package shellwords
 
 import (
 	"reflect"
@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// FuzzShellCommands: any input either fails or splits into commands of
+// FuzzCommands: any input either fails or splits into commands of
 // words that, quoted back for sh (single quotes, as a shell-agnostic writer
 // would) and joined by " && ", split into the very same commands; a line of
 // plain words splits at its blanks and tabs, as sh's IFS does. Seeds
-// (testdata/fuzz/FuzzShellCommands) are CMake 3.25 custom commands as
+// (testdata/fuzz/FuzzCommands) are CMake 3.25 custom commands as
 // `ninja -t compdb` printed them, and quoting edge cases.
-func FuzzShellCommands(f *testing.F) {
+func FuzzCommands(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
-		cmds, err := shellCommands(line)
+		cmds, err := Commands(line)
 		if err != nil {
 			return
 		}
@@ -29,7 +29,7 @@ func FuzzShellCommands(f *testing.F) {
 			}
 			back = append(back, strings.Join(q, " "))
 		}
-		again, err := shellCommands(strings.Join(back, " && "))
+		again, err := Commands(strings.Join(back, " && "))
 		if err != nil || !reflect.DeepEqual(again, cmds) {
 			t.Fatalf("%q split as %q; quoted back it splits as %q, %v", line, cmds, again, err)
 		}

@@ -1,4 +1,4 @@
-package cmake
+package shellwords
 
 import (
 	"reflect"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestShellCommands reads command lines as sh would run them: CMake's own
+// TestCommands reads command lines as sh would run them: CMake's own
 // quoting of custom commands (recorded from CMake 3.25's build.ninja, after
 // Ninja's $$ unescaping) and the forms a command without VERBATIM may take.
-func TestShellCommands(t *testing.T) {
+func TestCommands(t *testing.T) {
 	for _, c := range []struct {
 		line string
 		want [][]string
@@ -23,16 +23,16 @@ func TestShellCommands(t *testing.T) {
 		{`x a=b#c a~b`, [][]string{{"x", "a=b#c", "a~b"}}},
 		{"   ", nil},
 	} {
-		got, err := shellCommands(c.line)
+		got, err := Commands(c.line)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("shellCommands(%q) = %q, %v; want %q", c.line, got, err, c.want)
+			t.Errorf("Commands(%q) = %q, %v; want %q", c.line, got, err, c.want)
 		}
 	}
 }
 
-// TestShellCommandsRefusesRunTimeShell: what sh decides when it runs is
+// TestCommandsRefusesRunTimeShell: what sh decides when it runs is
 // refused with where it is, never read as literal words.
-func TestShellCommandsRefusesRunTimeShell(t *testing.T) {
+func TestCommandsRefusesRunTimeShell(t *testing.T) {
 	for line, want := range map[string]string{
 		`hipcc -c $SRC`:           "unquoted $ at byte 9",
 		`hipcc -c "$SRC"`:         "$ inside the double quotes at byte 10",
@@ -50,34 +50,9 @@ func TestShellCommandsRefusesRunTimeShell(t *testing.T) {
 		`&& hipcc`:                `"&&" at byte 0 has no command`,
 		`cd /b && ; hipcc -c a.c`: `";" at byte 9 has no command`,
 	} {
-		got, err := shellCommands(line)
+		got, err := Commands(line)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("shellCommands(%q) = %q, %v; want an error with %q", line, got, err, want)
+			t.Errorf("Commands(%q) = %q, %v; want an error with %q", line, got, err, want)
 		}
-	}
-}
-
-// TestHipCompiles derives entries from Ninja's view of custom commands: the
-// directory a cd moved to, the source made absolute, the other commands of
-// the line left out, and a HIP compile that is no fixed command reported.
-func TestHipCompiles(t *testing.T) {
-	e := ninjaCompdbEdge{Directory: "/b", Command: `cd /b/sub && /usr/bin/hipcc -x hip -c ../k.hip -o k.o -I/s && /usr/bin/cmake -E touch stamp`}
-	got, err := hipCompiles(e)
-	want := []compileEntry{{Directory: "/b/sub", File: "/b/k.hip", Arguments: []string{"/usr/bin/hipcc", "-x", "hip", "-c", "../k.hip", "-o", "k.o", "-I/s"}}}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("hipCompiles = %+v, %v; want %+v", got, err, want)
-	}
-	for _, cmd := range []string{
-		`cd /b && /usr/bin/ar rcs lib.a a.hip.o b.hip.o`, // no -c
-		`cd /b && hipcc -c -o a.hip k.cpp`,               // .hip is -o's value
-		`cd /b && hipcc -c "-include=a.hip" k.cpp`,       // an option
-		`cd /b && echo $(date) > stamp`,                  // shell, but no HIP source
-	} {
-		if got, err := hipCompiles(ninjaCompdbEdge{Directory: "/b", Command: cmd}); err != nil || len(got) != 0 {
-			t.Errorf("hipCompiles(%q) = %+v, %v; want no entry and no error", cmd, got, err)
-		}
-	}
-	if got, err := hipCompiles(ninjaCompdbEdge{Directory: "/b", Command: `cd /b && hipcc -c k.hip -o k.o -j$(nproc)`}); err == nil {
-		t.Errorf("a HIP compile with $(nproc) gave %+v and no error", got)
 	}
 }

@@ -1,11 +1,11 @@
-package cmake
+package shellwords
 
 import (
 	"fmt"
 	"strings"
 )
 
-// shellCommands splits a command line that Ninja hands to /bin/sh into the
+// Commands splits a command line that Ninja hands to /bin/sh into the
 // argument vectors of its simple commands. CMake's Ninja generator writes a
 // custom command as `cd DIR && PROG ARG... [&& PROG ARG...]`, quoting an
 // argument that needs it in double quotes with \ before " \ $ and `; without
@@ -18,7 +18,7 @@ import (
 // a ~ or # that starts a word, and the operators | || & < > ( ). Such a
 // command's arguments are not a fixed list, so no compile database entry can
 // hold them.
-func shellCommands(line string) ([][]string, error) {
+func Commands(line string) ([][]string, error) {
 	var (
 		cmds   [][]string
 		cur    []string

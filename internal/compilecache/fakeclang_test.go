@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if log := os.Getenv(fakeGXXLogEnv); log != "" && filepath.Base(os.Args[0]) == "g++" {
 		os.Exit(loggingGXX(log, os.Args[1:]))
 	}
+	if obj := os.Getenv(replayObjectEnv); obj != "" {
+		os.Exit(replayCompiler(obj, os.Getenv(replayDepfileEnv), os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -6,7 +6,9 @@
 # project's directory (where `BINARY build:BACKEND` finds its mlxbuild.yaml),
 # with the environment the build had (MLXBUILD_CACHE, the architectures).
 # Each round runs, one after another: `ninja -C BUILD_DIR`, `BINARY
-# build:BACKEND`, `BINARY overlay:apply BACKEND`, `find TREE | wc -l`, and
+# build:BACKEND`, `BINARY overlay:apply BACKEND`, `find TREE | wc -l`,
+# `BINARY -l` (the floor: the binary's start, its package inits and its exit,
+# listing its targets and doing nothing else), and
 # with BASE_BINARY its build and apply too, so load hits all alike. It
 # checks that each really was a no-op, then prints each one's median and
 # range in ms over RUNS rounds (default 21), the median CPU time, and the
@@ -24,8 +26,8 @@ for d in "$build" "$tree"; do [ -d "$d" ] || { echo "noop-remeasure: $d is not a
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-names=(ninja build apply find)
-cmds=("ninja -C $build" "$bin build:$backend" "$bin overlay:apply $backend" "find $tree")
+names=(ninja build apply find floor)
+cmds=("ninja -C $build" "$bin build:$backend" "$bin overlay:apply $backend" "find $tree" "$bin -l")
 [ -z "$base" ] || { names+=(base-build base-apply); cmds+=("$base build:$backend" "$base overlay:apply $backend"); }
 
 # run NAME: one timed run; the output must say the run was a no-op. Its
@@ -42,6 +44,7 @@ run() {
   apply) o=$("$bin" overlay:apply "$backend" 2>&1; times); want=" 0 written" ;;
   base-apply) o=$("$base" overlay:apply "$backend" 2>&1; times); want=" 0 written" ;;
   find) o=$(find "$tree" | wc -l; times); want="" ;;
+  floor) o=$("$bin" -l 2>&1; times); want="build:$backend" ;;
   esac
   t1=$(date +%s%N)
   if [ -n "$want" ] && [[ $o != *"$want"* ]]; then
@@ -78,6 +81,9 @@ for n in "${names[@]}"; do
 done
 echo "build/ninja  $(ratio "${med[build]}" "${med[ninja]}")  cpu $(ratio "${cpu[build]}" "${cpu[ninja]}")   (goal <= 1.3)"
 echo "apply/find   $(ratio "${med[apply]}" "${med[find]}")  cpu $(ratio "${cpu[apply]}" "${cpu[find]}")   (goal <= 1.0)"
+# What apply and build cost beyond the floor, which no work of theirs can go under.
+echo "floor/find   $(ratio "${med[floor]}" "${med[find]}")  cpu $(ratio "${cpu[floor]}" "${cpu[find]}")"
+echo "apply-floor  $(ms $((med[apply] - med[floor]))) ms   build-floor $(ms $((med[build] - med[floor]))) ms"
 if [ -n "$base" ]; then
   echo "base-build/ninja $(ratio "${med[base-build]}" "${med[ninja]}")  cpu $(ratio "${cpu[base-build]}" "${cpu[ninja]}")"
   echo "base-apply/find  $(ratio "${med[base-apply]}" "${med[find]}")  cpu $(ratio "${cpu[base-apply]}" "${cpu[find]}")"

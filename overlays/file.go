@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 	"golang.org/x/sys/unix"
 )
 
@@ -181,6 +183,12 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 		// The tree copy is not as the last run left it: someone edited
 		// the tree, and this run undoes it.
 		c.handEdited = append(c.handEdited, rel)
+	}
+	if s.kind == kindLink {
+		// As in entry: Pristine checked the source's links already.
+		if bad := safepath.EntryProblems([]safepath.Entry{{Path: rel, Link: string(data), Symlink: true}}, "source"); len(bad) > 0 {
+			return fail.AsConfig(fmt.Errorf("overlays: %s entry %s: %v; remove the checkout (cache:clean) so it is made and checked again", origin, src, bad[0]))
+		}
 	}
 	w, err := writeAtomic(dst, data, s.kind)
 	if err != nil {

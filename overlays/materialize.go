@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
@@ -396,6 +397,13 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, joinRel(dirRel, name)))
 		case fs.ModeIrregular:
 			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", join(m.overlay, joinRel(dirRel, name)), irregularType(fds.overlay, name))
+		}
+	}
+	if p != nil {
+		// Pristine checks the source's entries before the first write;
+		// this holds for a checkout an earlier mlxbuild made.
+		if err := safepath.CheckControl(name); err != nil {
+			return fail.AsConfig(fmt.Errorf("overlays: pristine entry %s: %v; remove the checkout (cache:clean) so it is made and checked again", join(m.pristine, dirRel), err))
 		}
 	}
 	if p != nil && p.typ == fs.ModeIrregular {

@@ -36,7 +36,16 @@ type Source struct {
 // s.Pin when s.Pin is set and s.Dir is a git checkout.
 func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	if s.Dir != "" {
-		return pristineDir(ctx, s)
+		dir, err := pristineDir(ctx, s)
+		if err != nil {
+			return "", err
+		}
+		// The user's checkout may change between any two runs: it is
+		// checked on every one, once it is known to be at the pin.
+		if err := checkDirEntries(ctx, dir); err != nil {
+			return "", err
+		}
+		return dir, nil
 	}
 	if err := checkPin(s.Pin); err != nil {
 		return "", err
@@ -84,6 +93,11 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 	}
 	mirror := MirrorDir(cacheRoot, url)
 	if err := ensureCommit(ctx, mirror, url, s.Pin); err != nil {
+		return "", err
+	}
+	// Checked once, before the checkout is made: a checkout under the
+	// cache is never written again, so what it holds was checked.
+	if err := checkCommitEntries(ctx, mirror, s.Pin, fmt.Sprintf("source.git %s at %s", s.Git, s.Pin)); err != nil {
 		return "", err
 	}
 	return checkout, makeCheckout(ctx, mirror, checkout, s.Pin)

@@ -13,13 +13,27 @@ import (
 // commit ids. It uses its own identity and no GIT_* variables of the caller.
 func gitRepo(t *testing.T) (dir, first, second string) {
 	t.Helper()
+	dir, run := newRepo(t, files{"CMakeLists.txt": "v1\n", "mlx/array.cpp": "// v1\n"})
+	run("add", ".")
+	run("commit", "--quiet", "-m", "one")
+	first = run("rev-parse", "HEAD")
+	writeFiles(t, dir, files{"mlx/array.cpp": "// v2\n"})
+	run("commit", "--quiet", "-am", "two")
+	second = run("rev-parse", "HEAD")
+	return dir, first, second
+}
+
+// newRepo makes a repository holding fs, nothing committed, and returns
+// its path and git run in it (failing the test on an error).
+func newRepo(t *testing.T, fs files) (string, func(...string) string) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "" {
 			t.Skip("git is not installed")
 		}
 		t.Fatal("git is not installed")
 	}
-	dir = filepath.Join(t.TempDir(), "mlx-upstream")
+	dir := filepath.Join(t.TempDir(), "mlx-upstream")
 	run := func(args ...string) string {
 		t.Helper()
 		out, err := git(context.Background(), dir, args...)
@@ -28,15 +42,9 @@ func gitRepo(t *testing.T) (dir, first, second string) {
 		}
 		return out
 	}
-	writeFiles(t, dir, files{"CMakeLists.txt": "v1\n", "mlx/array.cpp": "// v1\n"})
+	writeFiles(t, dir, fs)
 	run("init", "--quiet", "-b", "main")
-	run("add", ".")
-	run("commit", "--quiet", "-m", "one")
-	first = run("rev-parse", "HEAD")
-	writeFiles(t, dir, files{"mlx/array.cpp": "// v2\n"})
-	run("commit", "--quiet", "-am", "two")
-	second = run("rev-parse", "HEAD")
-	return dir, first, second
+	return dir, run
 }
 
 func TestPristineClonesOnceAndChecksOutEachPin(t *testing.T) {

@@ -24,40 +24,57 @@ type Entry struct {
 // another link of the listing; a hard link's target is a path of the root
 // (CheckRel) not through a link. The first refusal is returned.
 func CheckEntries(entries []Entry) error {
-	links := map[string]bool{}
-	for _, e := range entries {
-		if err := CheckRel(e.Path); err != nil {
-			return err
-		}
-		if e.Symlink {
-			links[clean(e.Path)] = true
-		}
-	}
-	for _, e := range entries {
-		p := clean(e.Path)
-		if l := linkPrefix(links, p, false); l != "" {
-			return &UnsafeError{e.Path, fmt.Sprintf("it lies below %s, a symbolic link of the same archive", l)}
-		}
-		switch {
-		case e.Symlink:
-			if err := checkLinkTarget(links, e); err != nil {
-				return err
-			}
-		case e.Hardlink:
-			if err := CheckRel(e.Link); err != nil {
-				return &UnsafeError{e.Path, fmt.Sprintf("it is a hard link to %q, outside the archive's root", e.Link)}
-			}
-			if l := linkPrefix(links, clean(e.Link), true); l != "" {
-				return &UnsafeError{e.Path, fmt.Sprintf("it is a hard link through %s, a symbolic link of the same archive", l)}
-			}
-		}
+	if bad := EntryProblems(entries, "archive"); len(bad) > 0 {
+		return bad[0]
 	}
 	return nil
 }
 
+// EntryProblems is CheckEntries' every refusal (each an *UnsafeError), in
+// the listing's order, so that a user fixes them all in one pass; what
+// names the listing's root in them ("archive", "source").
+func EntryProblems(entries []Entry, what string) []error {
+	var bad []error
+	links := map[string]bool{}
+	ok := make([]bool, len(entries))
+	for i, e := range entries {
+		if err := CheckRel(e.Path); err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		ok[i] = true
+		if e.Symlink {
+			links[clean(e.Path)] = true
+		}
+	}
+	for i, e := range entries {
+		if !ok[i] {
+			continue
+		}
+		p := clean(e.Path)
+		if l := linkPrefix(links, p, false); l != "" {
+			bad = append(bad, &UnsafeError{e.Path, fmt.Sprintf("it lies below %s, a symbolic link of the same %s", l, what)})
+			continue
+		}
+		switch {
+		case e.Symlink:
+			if err := checkLinkTarget(links, e, what); err != nil {
+				bad = append(bad, err)
+			}
+		case e.Hardlink:
+			if err := CheckRel(e.Link); err != nil {
+				bad = append(bad, &UnsafeError{e.Path, fmt.Sprintf("it is a hard link to %q, outside the %s's root", e.Link, what)})
+			} else if l := linkPrefix(links, clean(e.Link), true); l != "" {
+				bad = append(bad, &UnsafeError{e.Path, fmt.Sprintf("it is a hard link through %s, a symbolic link of the same %s", l, what)})
+			}
+		}
+	}
+	return bad
+}
+
 // checkLinkTarget walks a symbolic link's target from its directory, one
 // component at a time, as the kernel would.
-func checkLinkTarget(links map[string]bool, e Entry) error {
+func checkLinkTarget(links map[string]bool, e Entry, what string) error {
 	t := e.Link
 	switch {
 	case t == "":
@@ -78,14 +95,14 @@ func checkLinkTarget(links map[string]bool, e Entry) error {
 			continue
 		case "..":
 			if len(stack) == 0 {
-				return &UnsafeError{e.Path, fmt.Sprintf("it is a symbolic link to %q, which leaves the archive's root", t)}
+				return &UnsafeError{e.Path, fmt.Sprintf("it is a symbolic link to %q, which leaves the %s's root", t, what)}
 			}
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		stack = append(stack, c)
 		if p := strings.Join(stack, "/"); links[p] {
-			return &UnsafeError{e.Path, fmt.Sprintf("it is a symbolic link to %q, through %s, another link of the same archive", t, p)}
+			return &UnsafeError{e.Path, fmt.Sprintf("it is a symbolic link to %q, through %s, another link of the same %s", t, p, what)}
 		}
 	}
 	return nil

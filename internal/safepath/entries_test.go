@@ -38,3 +38,32 @@ func TestCheckEntries(t *testing.T) {
 		}
 	}
 }
+
+// EntryProblems names every bad entry of a listing, in its order, with the
+// listing's word for its root; CheckEntries is its first.
+func TestEntryProblemsNamesEveryBadEntry(t *testing.T) {
+	entries := []Entry{
+		{Path: "mlx/ok.h"},
+		{Path: "mlx/host.h", Symlink: true, Link: "/etc/hostname"},
+		{Path: "mlx/a\ncargo:x"},
+		{Path: "mlx/up", Symlink: true, Link: "../../.."},
+		{Path: "mlx/alias.h", Symlink: true, Link: "ok.h"},
+	}
+	bad := EntryProblems(entries, "source")
+	want := []string{
+		`refusing unsafe path "mlx/a\ncargo:x": it holds a newline at byte 5`,
+		`refusing unsafe path "mlx/host.h": it is a symbolic link to the absolute path "/etc/hostname"`,
+		`refusing unsafe path "mlx/up": it is a symbolic link to "../../..", which leaves the source's root`,
+	}
+	if len(bad) != len(want) {
+		t.Fatalf("got %d problems, want %d: %v", len(bad), len(want), bad)
+	}
+	for i, w := range want {
+		if bad[i].Error() != w {
+			t.Errorf("problem %d: %q, want %q", i, bad[i], w)
+		}
+	}
+	if err := CheckEntries(entries); err == nil || err.Error() != bad[0].Error() {
+		t.Errorf("CheckEntries: %v, want the first problem", err)
+	}
+}

@@ -1,12 +1,14 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/namematch"
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
 
 	"github.com/hashicorp/go-version"
 )
@@ -76,7 +78,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		if d.Name != "" && !cmakeName.MatchString(d.Name) {
 			ps.add(pos(path+".name"), "define name %q is not a CMake variable name (letters, digits, underscores)", d.Name)
 		}
-		checkPlaceholders(ps, pos(path+".value"), d.Value)
+		checkValue(ps, pos(path+".value"), "define "+d.Name+"'s value", d.Value)
 		for j, o := range d.OS {
 			oneOf(ps, pos(fmt.Sprintf("%s.os[%d]", path, j)), "platform", o, knownOS)
 		}
@@ -107,7 +109,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		oneOf(ps, pos("rpath.mode"), "rpath mode", s.Rpath.Mode, knownRpathModes)
 	}
 	for i, d := range s.Rpath.Dirs {
-		checkPlaceholders(ps, pos(fmt.Sprintf("rpath.dirs[%d]", i)), d)
+		checkValue(ps, pos(fmt.Sprintf("rpath.dirs[%d]", i)), "run path", d)
 	}
 	validateCompile(&s.Compile, pos, ps)
 	for i, e := range s.Triggers.Env {
@@ -158,10 +160,10 @@ func validateLink(l *link, pos func(string) Pos, ps *problems) {
 		}
 	}
 	for i, d := range l.Search {
-		checkPlaceholders(ps, pos(fmt.Sprintf("link.search[%d]", i)), d)
+		checkValue(ps, pos(fmt.Sprintf("link.search[%d]", i)), "search directory", d)
 	}
 	for i, d := range l.Stubs {
-		checkPlaceholders(ps, pos(fmt.Sprintf("link.stubs[%d]", i)), d)
+		checkValue(ps, pos(fmt.Sprintf("link.stubs[%d]", i)), "stubs directory", d)
 	}
 }
 
@@ -170,6 +172,23 @@ func checkEnv(ps *problems, pos Pos, name string) {
 	if name != "" && !envName.MatchString(name) {
 		ps.add(pos, "%q is not a valid environment variable name (letters, digits, underscores; not starting with a digit)", name)
 	}
+}
+
+// checkValue checks a value that reaches the build's outputs: its
+// placeholders, and no control character. A run path or search directory
+// lands in cargo.txt and ldflags.txt, which are line-based (a newline would
+// add a `cargo:` line of the value's choosing), and a define's value in
+// CMake's cache, one entry a line; so each is refused here, at its
+// position, with every other problem of the file, before anything is
+// written.
+func checkValue(ps *problems, pos Pos, what, s string) {
+	if err := safepath.CheckControl(s); err != nil {
+		var ce *safepath.ControlError
+		errors.As(err, &ce)
+		ps.add(pos, "the %s %q holds %s at byte %d; write it on one line, without control characters", what, s, safepath.CharName(ce.Char), ce.Offset)
+		return
+	}
+	checkPlaceholders(ps, pos, s)
 }
 
 func checkPlaceholders(ps *problems, pos Pos, s string) {

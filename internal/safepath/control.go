@@ -33,6 +33,10 @@ func CheckControl(path string) error {
 	return nil
 }
 
+// CharName says which control character c is, as the errors of this
+// package say it ("a newline", "a NUL byte", "the control character 0x1b").
+func CharName(c byte) string { return name(c) }
+
 func name(c byte) string {
 	switch c {
 	case '\n':

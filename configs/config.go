@@ -56,13 +56,22 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 		return nil, err
 	}
 	if j := env("MLXBUILD_JOBS"); j != "" {
-		n, err := strconv.Atoi(j)
-		if err != nil || n < 1 {
-			return nil, fail.Configf("MLXBUILD_JOBS=%q: give a whole number of parallel jobs, 1 or more", j)
+		if err := CheckJobs("MLXBUILD_JOBS", j); err != nil {
+			return nil, err
 		}
 		c.Jobs = setting{j, "env MLXBUILD_JOBS"}
 	}
 	return c, nil
+}
+
+// CheckJobs checks a job count read from the variable name, which the
+// error names: the one to change (MLXBUILD_JOBS, or Cargo's NUM_JOBS that
+// a build script reads in its place).
+func CheckJobs(name, value string) error {
+	if n, err := strconv.Atoi(value); err != nil || n < 1 {
+		return fail.Configf("%s=%q: give a whole number of parallel jobs, 1 or more", name, value)
+	}
+	return nil
 }
 
 // GuessCacheRoot is where the cache of the project found from dir is

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
@@ -30,12 +31,17 @@ const CargoTarget = "build:cargo"
 // failed build.
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
-	o.Env = cargoEnv(o.Env)
-	o.jobSlots = cargoJobSlots(o.Env)
 	stdout := o.Stdout
 	o.warnings = func(msg string) {
 		fmt.Fprintf(stdout, "cargo:warning=%s\n", strings.Join(strings.Fields(msg), " "))
 	}
+	env, err := cargoEnv(o.Env)
+	if err != nil {
+		o.warnings("error: " + err.Error())
+		return nil, err
+	}
+	o.Env = env
+	o.jobSlots = cargoJobSlots(o.Env)
 	sum, err := buildAs(ctx, o, CargoTarget, "")
 	if err != nil {
 		// Cargo prints a failed script's warnings first, above its whole
@@ -62,13 +68,22 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 }
 
 // cargoEnv maps Cargo's build script variables to mlxbuild's: NUM_JOBS
-// (what `cargo build -j` allows) stands in for an unset MLXBUILD_JOBS.
-func cargoEnv(env func(string) string) func(string) string {
+// (what `cargo build -j` allows) stands in for an unset MLXBUILD_JOBS. It
+// is checked here, where its name is known: past the mapping a bad value
+// would be reported as MLXBUILD_JOBS's, which the user never set.
+func cargoEnv(env func(string) string) (func(string) string, error) {
+	if env("MLXBUILD_JOBS") == "" {
+		if n := env("NUM_JOBS"); n != "" {
+			if err := configs.CheckJobs("NUM_JOBS", n); err != nil {
+				return nil, fail.WithFix(err, "Cargo sets NUM_JOBS from -j or build.jobs; fix that, or set MLXBUILD_JOBS, which wins")
+			}
+		}
+	}
 	return func(k string) string {
 		v := env(k)
 		if k == "MLXBUILD_JOBS" && v == "" {
 			return env("NUM_JOBS")
 		}
 		return v
-	}
+	}, nil
 }

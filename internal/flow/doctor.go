@@ -34,6 +34,10 @@ type Finding struct {
 func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 	o = o.withDefaults()
 	var fs []Finding
+	if err := checkWorkingDir(); err != nil {
+		// First: every tool below fails in it for this reason alone.
+		fs = append(fs, Finding{What: "working directory", Detail: err.Error(), Fix: "cd to the project"})
+	}
 	tools := []struct{ name, pkg string }{
 		{"cmake", "cmake"}, {"ninja", "ninja-build"}, {"git", "git"}, {"c++", "g++"}, {"readelf", "binutils"},
 	}

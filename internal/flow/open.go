@@ -63,6 +63,9 @@ type run struct {
 // still returned, so verify can run the checks that read only sources; a
 // nil run closes too.
 func open(ctx context.Context, o Options, req request) (*run, error) {
+	if err := checkWorkingDir(); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults()
 	pr := o.printer()
 	r := &run{opened: time.Now()}

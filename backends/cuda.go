@@ -11,9 +11,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/arch"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
-	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // cudaToolkit is a located CUDA toolkit.
@@ -58,8 +56,8 @@ func locateCUDACached(env func(string) string, cacheDir string) (*cudaToolkit, e
 
 func locateCUDA(env func(string) string, w *witness) (*cudaToolkit, error) {
 	if h := w.getenv(env, "CUDA_HOME"); h != "" {
-		if err := safepath.CheckControl(h); err != nil {
-			return nil, fail.Configf("CUDA_HOME: %v", err)
+		if err := checkRootVar("CUDA_HOME", h); err != nil {
+			return nil, err
 		}
 		c, err := inspectCUDA(filepath.Join(h, "bin", "nvcc"), w)
 		if err != nil {

@@ -15,9 +15,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/arch"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
-	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
 // rocmToolchain is a located ROCm (HIP) toolchain. The memo (memo.go) keeps its
@@ -81,8 +79,8 @@ func LocateROCmCached(env func(string) string, cacheDir string) (*rocmToolchain,
 
 func locateROCm(env func(string) string, w *witness) (*rocmToolchain, error) {
 	if p := w.getenv(env, "ROCM_PATH"); p != "" {
-		if err := safepath.CheckControl(p); err != nil {
-			return nil, fail.Configf("ROCM_PATH: %v", err)
+		if err := checkRootVar("ROCM_PATH", p); err != nil {
+			return nil, err
 		}
 		r, err := inspectROCm(p, env, w)
 		if err != nil {
@@ -227,8 +225,8 @@ var clangMajorRe = lazyregexp.New(`clang version (\d+)`)
 func (r *rocmToolchain) findHIPCompiler(ctx context.Context, hipcc func() string, env func(string) string) error {
 	var cands []string
 	if p := r.seen.getenv(env, "HIP_CLANG_PATH"); p != "" {
-		if err := safepath.CheckControl(p); err != nil {
-			return fail.Configf("HIP_CLANG_PATH: %v", err)
+		if err := checkRootVar("HIP_CLANG_PATH", p); err != nil {
+			return err
 		}
 		cands = append(cands, filepath.Join(p, "clang++"))
 	}

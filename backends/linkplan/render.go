@@ -101,9 +101,9 @@ func (p *Plan) rpathArgs() []string {
 	return args
 }
 
-// Ldflags renders the plan as arguments for a C or C++ linker driver, in
-// link order, space separated on one line.
-func (p *Plan) Ldflags() string {
+// LdflagArgs are the plan's arguments for a C or C++ linker driver, in
+// link order, one path each however it is spelled.
+func (p *Plan) LdflagArgs() []string {
 	var args []string
 	args = append(args, p.Static...)
 	for _, d := range p.SearchDirs {
@@ -118,13 +118,15 @@ func (p *Plan) Ldflags() string {
 	for _, f := range p.Frameworks {
 		args = append(args, "-framework", f)
 	}
-	args = append(args, p.rpathArgs()...)
-	return strings.Join(args, " ") + "\n"
+	return append(args, p.rpathArgs()...)
 }
 
-// Cxxflags renders the compile section as arguments for a C++ compiler, on
-// one line, space separated (the spec refuses values with white space).
-func (p *Plan) Cxxflags() string {
+// Ldflags renders LdflagArgs as ldflags.txt holds them: a response file
+// (`g++ ... @ldflags.txt`), see ResponseFile.
+func (p *Plan) Ldflags() string { return ResponseFile(p.LdflagArgs()) }
+
+// CxxflagArgs are the compile section's arguments for a C++ compiler.
+func (p *Plan) CxxflagArgs() []string {
 	c := p.compile()
 	var args []string
 	if c.Std != "" {
@@ -136,7 +138,45 @@ func (p *Plan) Cxxflags() string {
 	for _, d := range c.Defines {
 		args = append(args, "-D"+d)
 	}
-	return strings.Join(args, " ") + "\n"
+	return args
+}
+
+// Cxxflags renders CxxflagArgs as cxxflags.txt holds them: a response
+// file (`g++ @cxxflags.txt ...`), see ResponseFile.
+func (p *Plan) Cxxflags() string { return ResponseFile(p.CxxflagArgs()) }
+
+// ResponseFile renders args on one line as GCC and Clang read a response
+// file (`@file`): separated by spaces, and within an argument a
+// backslash before each blank, quote or backslash, which both read as
+// that character itself (GCC's libiberty buildargv, Clang's GNU
+// tokenizer). So a cache under "My Projects" stays one argument. An
+// argument that needs no escaping is written as it is, so a plan of plain
+// paths reads the same through `$(cat ldflags.txt)`, which splits on
+// blanks only and leaves backslashes in: that form works only while no
+// path holds a blank. A newline cannot be escaped this way (GCC reads
+// backslash-newline as a newline, but line-based readers would not); no
+// plan holds one (see backends' checkControl).
+func ResponseFile(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a == "" {
+			b.WriteString(`""`)
+		}
+		for j := 0; j < len(a); j++ {
+			switch c := a[j]; c {
+			case ' ', '\t', '\v', '\f', '\r', '\n', '\'', '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // JSON renders the plan as link.json holds it.

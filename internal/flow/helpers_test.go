@@ -36,7 +36,12 @@ type project struct {
 // project, for the rest of the test.
 func newProject(t testing.TB, rocmSpec string) *project {
 	t.Helper()
-	root := t.TempDir()
+	return newProjectAt(t, t.TempDir(), rocmSpec)
+}
+
+// newProjectAt is newProject with the project and its cache under root.
+func newProjectAt(t testing.TB, root, rocmSpec string) *project {
+	t.Helper()
 	p := &project{
 		Dir:   filepath.Join(root, "app"),
 		Mlx:   filepath.Join(root, "app", "third_party", "mlx"),

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
@@ -240,7 +239,7 @@ func (p *Prepared) linkCheck(ctx context.Context, decl configs.Verify) (verify.C
 		cxx = "c++"
 	}
 	args := []string{src, "-o", exe, "-Wl,--no-as-needed"}
-	args = append(args, strings.Fields(plan.Ldflags())...)
+	args = append(args, plan.LdflagArgs()...)
 	if _, err := proc.Run(ctx, proc.Cmd{Path: cxx, Args: args}); err != nil {
 		return nil, fmt.Errorf("linking the probe program with %s/ldflags.txt failed: %w", p.Layout.Out, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -168,49 +169,62 @@ func blobs(ctx context.Context, gitDir string, ids []string) ([]string, error) {
 // of its own is a submodule (or another repository) checked out inside;
 // a submodule not checked out is an empty folder, which only the
 // checkout's index names: it is asked when the checkout has .gitmodules.
+// The user's checkout may change between any two runs, so this runs on
+// every one: with the tree's own listings (getdents into an arena, no
+// stat), a name is checked where it is listed, and only links are
+// gathered for the listing-wide check.
 func checkDirEntries(ctx context.Context, dir string) error {
 	sp := sourceProblems{where: "source.dir " + dir}
 	root, err := filepath.EvalSymlinks(dir) // the folder itself may be a link: it is the user's
 	if err != nil {
 		return fmt.Errorf("overlays: source.dir %s: %w; fix source.dir in mlxbuild.yaml", dir, err)
 	}
-	var list []safepath.Entry
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	var (
+		links   []safepath.Entry
+		names   pathArena
+		listing []dirEnt
+		path    []byte
+	)
+	queue := []string{""}
+	for len(queue) > 0 {
+		rel := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		fd, err := openDirAt(root, rel, &path)
+		if err == nil {
+			listing, err = readDirFD(fd, listing[:0], &names)
+			closeDir(fd)
+		}
 		if err != nil {
-			return fmt.Errorf("overlays: reading source.dir %s: %w; check its permissions", p, err)
+			return fmt.Errorf("overlays: reading source.dir %s: %w; check its permissions", join(root, rel), err)
 		}
-		if p == root {
-			return nil
+		if rel != "" && slices.ContainsFunc(listing, func(e dirEnt) bool { return e.name == ".git" }) {
+			head, _ := headOf(ctx, join(root, rel))
+			sp.submodule(rel, head)
+			continue
 		}
-		rel := filepath.ToSlash(p[len(root)+1:])
-		if rel == ".git" {
-			return filepath.SkipDir
-		}
-		e := safepath.Entry{Path: rel}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return fmt.Errorf("overlays: reading the link %s: %w", p, err)
+		for _, e := range listing {
+			if rel == "" && e.name == ".git" {
+				continue
 			}
-			e.Symlink, e.Link = true, target
-		case d.IsDir():
-			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
-				head, _ := headOf(ctx, p)
-				sp.submodule(rel, head)
-				return filepath.SkipDir
+			p := joinRel(rel, e.name)
+			switch {
+			case e.typ == fs.ModeSymlink:
+				target, err := os.Readlink(join(root, p))
+				if err != nil {
+					return fmt.Errorf("overlays: reading the link %s: %w", join(root, p), err)
+				}
+				links = append(links, safepath.Entry{Path: p, Link: target, Symlink: true})
+			case safepath.CheckControl(e.name) != nil:
+				sp.entries([]safepath.Entry{{Path: p}}) // refused by its name
+			case e.isDir():
+				queue = append(queue, p)
 			}
 		}
-		list = append(list, e)
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if err := gitlinksOfIndex(ctx, root, &sp); err != nil {
 		return err
 	}
-	sp.entries(list)
+	sp.entries(links)
 	return sp.err()
 }
 

@@ -37,7 +37,7 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	}
 	env, err := cargoEnv(o.Env)
 	if err != nil {
-		o.warnings("error: " + err.Error())
+		o.warnings("error: " + fail.Message(err)) // with its fix: where Cargo's -j comes from
 		return nil, err
 	}
 	o.Env = env

@@ -63,7 +63,7 @@ func TestBadNumJobsIsNamedAsNumJobs(t *testing.T) {
 	var stdout bytes.Buffer
 	_, err := flow.BuildForCargo(context.Background(), flow.Options{Dir: p.Dir, Env: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &bytes.Buffer{}})
 	refusedSaying(t, err, `NUM_JOBS="abc"`, "MLXBUILD_JOBS=")
-	if !strings.HasPrefix(stdout.String(), `cargo:warning=error: NUM_JOBS="abc"`) {
+	if !strings.HasPrefix(stdout.String(), `cargo:warning=error: NUM_JOBS="abc"`) || !strings.Contains(stdout.String(), "Cargo sets NUM_JOBS") {
 		t.Errorf("Cargo is not shown the error:\n%s", stdout.String())
 	}
 }

@@ -1,7 +1,6 @@
 package flow_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,15 +55,9 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 			"bool is_available() {\n  return false;", "int is_available() {\n  return 0;"),
 	})
 	env := map[string]string{"MLX_ROCM_ARCHITECTURES": "gfx1030", "PATH": os.Getenv("PATH")}
-	rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
-		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: func(k string) string { return env[k] }}, Backend: "rocm", Candidate: candidate, NoBaseline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	rep.Render(&out)
-	report := out.String()
-	t.Log(report)
+	opts := flow.APIDriftOptions{
+		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: func(k string) string { return env[k] }}, Backend: "rocm", Candidate: candidate, NoBaseline: true}
+	rep, report := runDrift(t, opts)
 	if rep.ConfigureError != "" {
 		t.Fatalf("the candidate did not configure offline: %s", rep.ConfigureError)
 	}
@@ -111,11 +104,7 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 	}
 	again := func() *flow.APIDriftReport {
 		t.Helper()
-		rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
-			Job: flow.Options{Dir: filepath.Dir(h.Project), Env: func(k string) string { return env[k] }}, Backend: "rocm", Candidate: candidate, NoBaseline: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep, _ := runDrift(t, opts)
 		return rep
 	}
 	if rep = again(); rep.FailedUnits != 1 || len(rep.CompileErrors) != 1 {

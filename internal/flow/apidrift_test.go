@@ -17,15 +17,8 @@ import (
 func TestAPIDriftListsEachBreak(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "nm", "c++", "git")
 	h := testutil.NewExampleHistory(t, examplesDir)
-	rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
+	rep, report := runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: "main"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	rep.Render(&out)
-	report := out.String()
-	t.Log(report)
 	if rep.Candidate != h.Head || rep.Pin != h.Pin {
 		t.Errorf("built %s against %s, want %s against %s", rep.Candidate, rep.Pin, h.Head, h.Pin)
 	}
@@ -61,11 +54,8 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	}
 	// At the pin itself nothing breaks: the CPU build of the ROCm overlay
 	// leaves the rocm:: kernels unresolved, but they were already.
-	rep, err = flow.APIDrift(context.Background(), flow.APIDriftOptions{
+	rep, _ = runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: h.Pin})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if rep.Breaks() != 0 || len(rep.Unresolved) == 0 || !strings.Contains(rep.Unresolved[0].Name, "rocm::") {
 		t.Errorf("at the pin: breaks %d, unresolved %+v", rep.Breaks(), rep.Unresolved)
 	}
@@ -88,15 +78,7 @@ func TestAPIDriftVerdicts(t *testing.T) {
 	silent := h.Commit(t, "a build step that fails without a word", atPin)
 	drift := func(candidate string) (*flow.APIDriftReport, string) {
 		t.Helper()
-		rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
-			Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: candidate})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		rep.Render(&out)
-		t.Log(out.String())
-		return rep, out.String()
+		return runDrift(t, flow.APIDriftOptions{Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: candidate})
 	}
 
 	rep, report := drift(silent)
@@ -124,4 +106,17 @@ func TestAPIDriftVerdicts(t *testing.T) {
 	if !strings.Contains(report, "could not configure the candidate: ") || strings.Contains(report, "no C++ compiler") || strings.Contains(report, "no API drift") {
 		t.Errorf("configure failure report:\n%s", report)
 	}
+}
+
+// runDrift runs apiDrift and returns its report, rendered and logged.
+func runDrift(t *testing.T, o flow.APIDriftOptions) (*flow.APIDriftReport, string) {
+	t.Helper()
+	rep, err := flow.APIDrift(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.Render(&out)
+	t.Log(out.String())
+	return rep, out.String()
 }

@@ -166,22 +166,7 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 		rep.Notes = append(rep.Notes, "no C++ compiler for a trial link: undefined symbols include those the system libraries define")
 	}
 	var ofFailed, foreign int
-	for _, s := range cand.missing {
-		atPin := ""
-		if base != nil {
-			atPin = base.defined[s.Name]
-		}
-		switch {
-		case !mlxSymbol(s.Name) && atPin == "":
-			foreign++ // the toolchain's or the system's: not the overlay's to define
-		case base != nil && base.missingSet[s.Name]:
-			rep.Unresolved = append(rep.Unresolved, s)
-		case atPin != "" && cand.failedSources[atPin]:
-			ofFailed++ // its definition is in a file that did not compile
-		default:
-			rep.Undefined = append(rep.Undefined, s)
-		}
-	}
+	rep.Undefined, rep.Unresolved, ofFailed, foreign = classifySymbols(cand, base)
 	if ofFailed > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s defined at the pin by files that failed to compile here: fix those files first", ofFailed, plural(ofFailed)))
 	}
@@ -189,6 +174,32 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s outside MLX (the toolchain's and the system's libraries) left out", foreign, plural(foreign)))
 	}
 	return rep, nil
+}
+
+// classifySymbols sorts the candidate's unresolved symbols: the bump's
+// (undefined), those unresolved at the pin too, those whose definition at
+// the pin is in a file that failed to compile here (ofFailed), and those
+// outside MLX (foreign: not in its namespace and not defined by the tree
+// at the pin: the toolchain's and the system's libraries, hip*, rocblas,
+// BLAS, libstdc++). base is nil without a baseline.
+func classifySymbols(cand, base *buildOutcome) (undefined, unresolved []Symbol, ofFailed, foreign int) {
+	for _, s := range cand.missing {
+		atPin := ""
+		if base != nil {
+			atPin = base.defined[s.Name]
+		}
+		switch {
+		case !mlxSymbol(s.Name) && atPin == "":
+			foreign++
+		case base != nil && base.missingSet[s.Name]:
+			unresolved = append(unresolved, s)
+		case atPin != "" && cand.failedSources[atPin]:
+			ofFailed++
+		default:
+			undefined = append(undefined, s)
+		}
+	}
+	return undefined, unresolved, ofFailed, foreign
 }
 
 // withoutBaselineErrors drops from cand the errors the baseline had too

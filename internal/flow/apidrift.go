@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
 // APIDriftOptions say what to build.
@@ -134,6 +136,9 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	if rep.Candidate, err = forksync.ResolveUpstream(ctx, root, upstream, o.Candidate, also...); err != nil {
 		return nil, err
 	}
+	if note := retargetNote(p.Config.Overlay(p.Backend), rep.Candidate); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	b := &driftBuild{p: p, upstream: upstream, progress: o.Progress}
 	cand, err := b.at(ctx, rep.Candidate)
 	if err != nil {
@@ -174,6 +179,23 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s outside MLX (the toolchain's and the system's libraries) left out", foreign, plural(foreign)))
 	}
 	return rep, nil
+}
+
+// retargetNote tells, when the overlay's core files follow another MLX
+// commit than the candidate (UPSTREAM's retargeted_to_mlx_pin), to
+// retarget first: their stale copies break upstream files that include
+// them, and hide the real API breaks behind those effects.
+func retargetNote(overlay, candidate string) string {
+	data, err := os.ReadFile(filepath.Join(overlay, records.UpstreamName))
+	if err != nil {
+		return ""
+	}
+	up, _ := records.ParseUpstream(data)
+	f, ok := up.Get("retargeted_to_mlx_pin")
+	if !ok || f.Value == "" || f.Value == candidate {
+		return ""
+	}
+	return fmt.Sprintf("the overlay's core files follow MLX %s, not the candidate: run overlay:retarget %s first (docs/pin-bump.md, part A), or the errors of stale core files hide the API breaks", shortID(f.Value), candidate)
 }
 
 // classifySymbols sorts the candidate's unresolved symbols: the bump's

@@ -19,6 +19,10 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	h := testutil.NewExampleHistory(t, examplesDir)
 	rep, report := runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: "main"})
+	// The overlay's core files follow the pin: retarget first, it says.
+	if !strings.Contains(report, "the overlay's core files follow MLX "+h.Pin[:12]+", not the candidate: run overlay:retarget "+h.Head+" first") {
+		t.Errorf("the report does not say to retarget first:\n%s", report)
+	}
 	if rep.Candidate != h.Head || rep.Pin != h.Pin {
 		t.Errorf("built %s against %s, want %s against %s", rep.Candidate, rep.Pin, h.Head, h.Pin)
 	}
@@ -54,8 +58,11 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	}
 	// At the pin itself nothing breaks: the CPU build of the ROCm overlay
 	// leaves the rocm:: kernels unresolved, but they were already.
-	rep, _ = runDrift(t, flow.APIDriftOptions{
+	rep, report = runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: h.Pin})
+	if strings.Contains(report, "overlay:retarget") {
+		t.Errorf("at the pin the overlay follows, the report still says to retarget:\n%s", report)
+	}
 	if rep.Breaks() != 0 || len(rep.Unresolved) == 0 || !strings.Contains(rep.Unresolved[0].Name, "rocm::") {
 		t.Errorf("at the pin: breaks %d, unresolved %+v", rep.Breaks(), rep.Unresolved)
 	}

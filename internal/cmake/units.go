@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/shellwords"
@@ -125,6 +126,8 @@ func CompileUnit(ctx context.Context, u Unit, env []string, log io.Writer) error
 	if len(env) > 0 {
 		env = append(os.Environ(), env...)
 	}
+	// The command's stdout and stderr are copied by two goroutines.
+	log = &lockedWriter{w: log}
 	cwd := u.Dir
 	for _, argv := range cmds {
 		if argv[0] == "cd" && len(argv) == 2 {
@@ -138,4 +141,16 @@ func CompileUnit(ctx context.Context, u Unit, env []string, log io.Writer) error
 		}
 	}
 	return nil
+}
+
+// lockedWriter serializes the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
@@ -133,7 +135,7 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 	}
 	out.units = len(units)
 	if out.buildFailed {
-		failed, err := compileRest(ctx, q.Layout.Build, units, lenv, out.log)
+		failed, err := compileRest(ctx, q.Layout.Build, units, lenv, out.log, jobs)
 		if err != nil {
 			return nil, err
 		}
@@ -159,11 +161,12 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 
 // compileRest compiles, after a failed Ninja run, every unit Ninja still
 // had to run and did not fail itself, each by its own command (see
-// cmake.CompileUnit): the ROCm fork makes every C++ object of mlx wait for
-// its HIP kernel library, so one kernel that does not compile would hide
-// every C++ break. Their output goes to the build log after Ninja's. It
-// returns the units that failed, Ninja's failures included.
-func compileRest(ctx context.Context, build string, units []cmake.Unit, env []string, logPath string) ([]cmake.Unit, error) {
+// cmake.CompileUnit), jobs at a time: the ROCm fork makes every C++ object
+// of mlx wait for its HIP kernel library, so one kernel that does not
+// compile would hide every C++ break. Their output goes to the build log
+// after Ninja's, unit by unit. It returns the units that failed, Ninja's
+// failures included.
+func compileRest(ctx context.Context, build string, units []cmake.Unit, env []string, logPath string, jobs int) ([]cmake.Unit, error) {
 	pending, err := cmake.PendingUnits(ctx, build, units)
 	if err != nil {
 		return nil, err
@@ -173,22 +176,49 @@ func compileRest(ctx context.Context, build string, units []cmake.Unit, env []st
 		return nil, err
 	}
 	failedByNinja := cmake.FailedOutputs(string(data))
+	var failed, todo []cmake.Unit
+	for _, u := range pending {
+		if u.Failed(failedByNinja) {
+			failed = append(failed, u)
+		} else {
+			todo = append(todo, u)
+		}
+	}
+	outs := make([]bytes.Buffer, len(todo))
+	errs := make([]error, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(jobs, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fmt.Fprintf(&outs[i], "[mlxbuild: compiling %s directly, past the targets Ninja's failure left unbuilt]\n", todo[i].Output)
+				errs[i] = cmake.CompileUnit(ctx, todo[i], env, &outs[i])
+			}
+		}()
+	}
+	for i := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	log, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
-	var failed []cmake.Unit
-	for _, u := range pending {
-		if u.Failed(failedByNinja) {
-			failed = append(failed, u)
-			continue
+	for i, u := range todo {
+		if _, err := log.Write(outs[i].Bytes()); err != nil {
+			return nil, err
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		fmt.Fprintf(log, "[mlxbuild: compiling %s directly, past the targets Ninja's failure left unbuilt]\n", u.Output)
-		if err := cmake.CompileUnit(ctx, u, env, log); err != nil {
+		if errs[i] != nil {
 			failed = append(failed, u)
 		}
 	}

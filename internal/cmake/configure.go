@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -137,7 +138,7 @@ func Configure(ctx context.Context, o ConfigureOptions) error {
 	out := string(res.Stdout) + "\n" + string(res.Stderr)
 	e := &ConfigureError{Source: o.Source, Hint: "fix it and configure again"}
 	var ok bool
-	if e.At, ok = cmakeError(out, o.Source); !ok {
+	if e.At, ok = cmakeError(out, o.Source, filepath.Join(o.Build, "_deps")); !ok {
 		e.At = Diagnostic{Message: lastLines(out, 5)}
 	}
 	if strings.Contains(out, "Does not match the generator used previously") {

@@ -2,7 +2,9 @@ package cmake
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,13 @@ type Diagnostic struct {
 	Line    int    // 1-based; 0 when the tool gave none
 	Col     int    // 1-based; 0 when the tool gave none
 	Message string // the text after "error: "
+	// Via are the places the compiler names around the error: gcc's
+	// "required from" chain before it (a template or constructor
+	// instantiated from user code) and the notes after it (clang's
+	// "in instantiation of ... requested here", "declared here"), in the
+	// order printed. An error inside a system header is the user's at the
+	// first of them that is the user's file.
+	Via []fail.Pos
 }
 
 // String renders d as file:line:col: error: message, leaving out what is unknown.
@@ -36,6 +45,16 @@ var (
 	nvccRe = lazyregexp.New(`^(\S.*?)\((\d+)\): (?:catastrophic )?error: (.*)$`)
 	// linkRe matches ld's "undefined reference" and similar, located by object.
 	linkRe = lazyregexp.New(`(undefined reference to .*|multiple definition of .*|cannot find -l\S+)$`)
+	// toolRe matches a program's own error, the program named by any
+	// path and version: "clang++-21: error: msg", "g++-12: error: msg",
+	// "/usr/bin/hipcc: error: msg", "ninja: error: msg",
+	// "collect2: error: msg", "cc1plus: fatal error: msg".
+	toolRe = lazyregexp.New(`^(?:\S*/)?[A-Za-z_][\w.+]*(?:-[\w.+]+)*: (?:fatal )?error: (.*)$`)
+	// requiredRe matches gcc's instantiation context before an error:
+	// "file:12:5:   required from here", "file:3:7:   required by ...".
+	requiredRe = lazyregexp.New(`^(\S.*?):(\d+):(?:(\d+):)?\s+required (?:from|by)\b`)
+	// noteRe matches a note after an error: "file:12:5: note: msg".
+	noteRe = lazyregexp.New(`^(\S.*?):(\d+):(?:(\d+):)? note: `)
 )
 
 // ParseDiagnostics returns the errors in a build log in order, each once.
@@ -43,21 +62,44 @@ var (
 // failure ("ninja: error: ...") is kept with what it names.
 func ParseDiagnostics(log string) []Diagnostic {
 	var out []Diagnostic
-	seen := map[string]bool{}
+	seen := map[string]int{}
+	var required []fail.Pos // gcc's context lines waiting for their error
+	last := -1              // the error the notes that follow belong to
 	add := func(d Diagnostic) {
+		d.Via, required = required, nil
 		k := d.String()
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, d)
+		if i, ok := seen[k]; ok {
+			last = i
+			return
 		}
+		seen[k] = len(out)
+		last = len(out)
+		out = append(out, d)
+	}
+	pos := func(m []string) fail.Pos {
+		l, _ := strconv.Atoi(m[2])
+		c, _ := strconv.Atoi(m[3])
+		return fail.Pos{File: m[1], Line: l, Col: c}
 	}
 	for _, line := range strings.Split(log, "\n") {
 		line = strings.TrimRight(line, "\r")
 		if m := gccRe.FindStringSubmatch(line); m != nil && !strings.HasPrefix(m[1], "/usr/bin/ld") {
-			l, _ := strconv.Atoi(m[2])
-			c, _ := strconv.Atoi(m[3])
-			add(Diagnostic{File: m[1], Line: l, Col: c, Message: m[4]})
+			at := pos(m)
+			add(Diagnostic{File: at.File, Line: at.Line, Col: at.Col, Message: m[4]})
 			continue
+		}
+		if m := requiredRe.FindStringSubmatch(line); m != nil {
+			required = append(required, pos(m))
+			continue
+		}
+		if m := noteRe.FindStringSubmatch(line); m != nil {
+			if last >= 0 && !slices.Contains(out[last].Via, pos(m)) {
+				out[last].Via = append(out[last].Via, pos(m))
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "FAILED: ") || strings.HasPrefix(line, "[") {
+			last, required = -1, nil // another command's output starts
 		}
 		if m := nvccRe.FindStringSubmatch(line); m != nil {
 			l, _ := strconv.Atoi(m[2])
@@ -68,11 +110,8 @@ func ParseDiagnostics(log string) []Diagnostic {
 			add(Diagnostic{Message: strings.TrimSpace(line)})
 			continue
 		}
-		for _, p := range []string{"ninja: error: ", "clang: error: ", "clang++: error: ", "c++: error: ", "collect2: error: "} {
-			if strings.HasPrefix(line, p) {
-				add(Diagnostic{Message: strings.TrimPrefix(line, p)})
-				break
-			}
+		if m := toolRe.FindStringSubmatch(line); m != nil {
+			add(Diagnostic{Message: m[1]})
 		}
 	}
 	return out
@@ -95,7 +134,11 @@ func (d Diagnostic) located() string {
 // indented lines that follow, and the file and line CMake gave (a relative
 // file made absolute against source; none for "CMake Error: ..."); ok is
 // false when the output holds no error.
-func cmakeError(out, source string) (Diagnostic, bool) {
+//
+// others are more directories a relative file may be under: CMake names a
+// FetchContent sub-build's file relative to <build>/_deps
+// ("json-subbuild/...download-json-populate.cmake"), not to the source.
+func cmakeError(out, source string, others ...string) (Diagnostic, bool) {
 	lines := strings.Split(out, "\n")
 	for i, line := range lines {
 		m := cmakeErrorRe.FindStringSubmatch(strings.TrimRight(line, "\r"))
@@ -104,7 +147,7 @@ func cmakeError(out, source string) (Diagnostic, bool) {
 		}
 		d := Diagnostic{Message: strings.Join(messageParagraphs(m[4], lines[i+1:]), "\n  ")}
 		if m[1] != "" {
-			d.place(m[1], m[2], source)
+			d.place(m[1], m[2], source, others...)
 		}
 		return d, true
 	}
@@ -142,11 +185,20 @@ func messageParagraphs(head string, after []string) []string {
 }
 
 // place sets where CMake said the message came from: file (made absolute
-// against source where it is relative) and line.
-func (d *Diagnostic) place(file, line, source string) {
+// against source where it is relative, or against the first of others
+// that holds it when source does not) and line.
+func (d *Diagnostic) place(file, line, source string, others ...string) {
 	d.File = file
 	if !filepath.IsAbs(d.File) && source != "" {
-		d.File = filepath.Join(source, d.File)
+		d.File = filepath.Join(source, file)
+		if _, err := os.Stat(d.File); err != nil {
+			for _, o := range others {
+				if _, err := os.Stat(filepath.Join(o, file)); err == nil {
+					d.File = filepath.Join(o, file)
+					break
+				}
+			}
+		}
 	}
 	d.Line, _ = strconv.Atoi(line)
 }

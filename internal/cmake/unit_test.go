@@ -2,6 +2,8 @@ package cmake
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -189,4 +191,85 @@ func firstCMakeError(out, source string) string {
 		return ""
 	}
 	return d.located()
+}
+
+// TestParseDiagnosticsToolErrors: a program's own error is read whatever its
+// name, path or version suffix (Debian names its compilers clang++-21,
+// g++-12, clang-15), not only the plain names.
+func TestParseDiagnosticsToolErrors(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"clang++-21: error: unknown argument: '-parallel-jobs=8'", "unknown argument: '-parallel-jobs=8'"},
+		{"clang-15: error: no such file or directory: 'x.hip'", "no such file or directory: 'x.hip'"},
+		{"g++-12: error: unrecognized command-line option '-foo'", "unrecognized command-line option '-foo'"},
+		{"/usr/bin/hipcc: error: cannot find ROCm device library", "cannot find ROCm device library"},
+		{"nvcc: error: failed preprocessing", "failed preprocessing"},
+		{"cc1plus: fatal error: out of memory", "out of memory"},
+		{"clang++: error: linker command failed", "linker command failed"},
+		{"ninja: error: loading 'build.ninja'", "loading 'build.ninja'"},
+	} {
+		got := ParseDiagnostics(c.line)
+		if len(got) != 1 || got[0].Message != c.want || got[0].File != "" {
+			t.Errorf("ParseDiagnostics(%q) = %+v, want the message %q", c.line, got, c.want)
+		}
+	}
+	if got := ParseDiagnostics("-- The CXX compiler identification is GNU 12.2.0\nerror: no tool named"); len(got) != 0 {
+		t.Errorf("lines that are no program's error were read: %+v", got)
+	}
+}
+
+// TestParseDiagnosticsInstantiationContext: an error that gcc 12 and
+// clang 15 report inside libstdc++ (a constructor that no longer takes its
+// arguments, reached through std::make_shared) carries the places that led
+// there, and the user's file is among them: gcc's "required from here"
+// before the error, clang's "in instantiation ... requested here" notes
+// after it (real output of both, recorded here).
+func TestParseDiagnosticsInstantiationContext(t *testing.T) {
+	for _, name := range []string{"gcc12-required-from.txt", "clang15-instantiation.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "diag", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := ParseDiagnostics(string(data))
+		if len(ds) == 0 {
+			t.Fatalf("%s: no diagnostic", name)
+		}
+		// clang gives the instantiation notes to the first error only;
+		// the next one's notes name the header that declares the
+		// constructors.
+		for i, d := range ds {
+			if !strings.Contains(d.File, "/usr/") {
+				t.Errorf("%s: %+v is not in a system header", name, d)
+			}
+			user, here := false, false
+			for _, v := range d.Via {
+				user = user || strings.HasPrefix(v.File, "/tree/")
+				here = here || v.File == "/tree/mlx/backend/rocm/custom_kernel.cpp" && v.Line == 5
+			}
+			if !user || i == 0 && !here {
+				t.Errorf("%s: %s does not lead to the tree (custom_kernel.cpp:5 for the first): %+v", name, d, d.Via)
+			}
+		}
+	}
+}
+
+// TestCMakeErrorInFetchContentSubbuild: FetchContent's sub-build names its
+// script relative to <build>/_deps (CMake 3.25's real output offline): the
+// error names the file there, not a file of the source tree that does not
+// exist.
+func TestCMakeErrorInFetchContentSubbuild(t *testing.T) {
+	source, build := t.TempDir(), t.TempDir()
+	script := filepath.Join(build, "_deps", "json-subbuild", "json-populate-prefix", "src", "json-populate-stamp", "download-json-populate.cmake")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := "[1/9] Performing download step (download, verify and extract) for 'json-populate'\n" +
+		"CMake Error at json-subbuild/json-populate-prefix/src/json-populate-stamp/download-json-populate.cmake:170 (message):\n" +
+		"  Each download failed!\n"
+	d, ok := cmakeError(out, source, filepath.Join(build, "_deps"))
+	if !ok || d.File != script || d.Line != 170 || d.Message != "Each download failed!" {
+		t.Errorf("cmakeError = %+v, %v; want %s:170", d, ok, script)
+	}
 }

@@ -2,21 +2,17 @@ package flow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
-	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 
 // APIDriftOptions say what to build.
@@ -37,9 +33,19 @@ type APIDriftReport struct {
 	Pin, Candidate string // full commit ids; Pin is "" without a baseline
 	Dir            string // the scratch directory of the candidate's build
 	LogPath        string // its build log
-	ConfigureError string // CMake's failure, when the candidate does not configure
-	CompileErrors  []FileErrors
-	// Undefined are the symbols the objects reference, none of them
+	// ConfigureError is CMake's first error, when the candidate did not
+	// configure: a verdict of its own, not a break of the overlay.
+	ConfigureError string
+	// BuildFailed: Ninja failed on the candidate. Unparsed: and no error
+	// could be read from the log, so nothing can be said of the overlay.
+	BuildFailed, Unparsed bool
+	// Units is how many translation units the build has, FailedUnits how
+	// many of them did not compile (each was tried, whatever the targets
+	// it waits for).
+	Units, FailedUnits int
+	CompileErrors      []FileErrors
+	// Undefined are the symbols of MLX (its namespace, or defined by the
+	// tree's objects at the pin) that the objects reference, none of them
 	// defines and a link with the system libraries would miss, that were
 	// resolved at the pin: what the bump breaks. Unresolved are those
 	// already unresolved at the pin (all of them without a baseline).
@@ -54,10 +60,22 @@ func (r *APIDriftReport) Breaks() int {
 	for _, f := range r.CompileErrors {
 		n += len(f.Errors)
 	}
-	if r.ConfigureError != "" {
-		n++
-	}
 	return n
+}
+
+// Err is the run's verdict as an error (exit 1), nil when the overlay
+// builds on the candidate: a candidate that did not configure, a build that
+// failed with nothing to read, or the breaks to fix in the overlay.
+func (r *APIDriftReport) Err() error {
+	switch {
+	case r.ConfigureError != "":
+		return fmt.Errorf("could not configure the candidate %s: %s; that is no break of the overlay: fix the set-up (dependencies, toolchain) as for build:%s", shortID(r.Candidate), r.ConfigureError, r.Backend)
+	case r.Breaks() > 0:
+		return fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", r.Backend, r.Breaks(), shortID(r.Candidate))
+	case r.BuildFailed:
+		return fmt.Errorf("the build on MLX %s failed and no error could be read from its log: read %s", shortID(r.Candidate), r.LogPath)
+	}
+	return nil
 }
 
 // FileErrors are the compile errors of one file, each once.
@@ -65,6 +83,10 @@ type FileErrors struct {
 	File      string // relative to the tree
 	InOverlay bool   // the file comes from the overlay, not upstream
 	Errors    []cmake.Diagnostic
+	// Includes are, for an upstream file, the overlay files it includes:
+	// a core file the overlay has not moved to the candidate is the likely
+	// cause of its errors.
+	Includes []string
 }
 
 // Symbol is an undefined symbol, demangled, with the sources that use it.
@@ -75,12 +97,16 @@ type Symbol struct {
 
 // APIDrift materializes the tree at the candidate pin with the backend's
 // overlay in a scratch directory under the cache (the backend's own tree is
-// not touched), configures it with the backend's defines and builds it with
-// Ninja's keep-going, then reports compile errors (file:line: message,
-// grouped by file, deduplicated) and undefined symbols: `nm
-// --undefined-only -C` on the build's objects against what they define,
-// kept only when a trial link with the C++ driver's libraries misses them
-// too. The same build at source.pin (kept between runs) is the baseline.
+// not touched), configures it exactly as the backend's build does (the same
+// defines, toolchain set-up, dependency provider and launcher: see
+// configureOptions), builds it with Ninja's keep-going and then compiles
+// every unit Ninja left unbuilt by its own command, and reports compile
+// errors (file:line: message, by the overlay file to edit, deduplicated)
+// and undefined symbols: `nm --undefined-only -C` on the build's objects
+// against what they define, kept only when a trial link with the C++
+// driver's libraries misses them too and they are MLX's. The same build at
+// source.pin (kept between runs) is the baseline: its own failures are not
+// the bump's.
 func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	if err := gitrun.CheckRev(o.Candidate); err != nil {
 		return nil, fail.Configf("overlay apiDrift: the candidate %q %v; give an MLX commit id, a branch or a tag", shortID(o.Candidate), err)
@@ -91,6 +117,10 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 		return nil, err
 	}
 	p := r.Prepared
+	// The toolchain checks build:<backend> makes before it starts.
+	if gaps := p.toolchainGaps(); len(gaps) > 0 {
+		return nil, p.gapsError(gaps)
+	}
 	proj := p.Config.Project
 	upstream := forksync.Upstream(proj)
 	if upstream == "" {
@@ -106,180 +136,115 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	if rep.Candidate, err = forksync.ResolveUpstream(ctx, root, upstream, o.Candidate, also...); err != nil {
 		return nil, err
 	}
+	if note := retargetNote(p.Config.Overlay(p.Backend), rep.Candidate); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	b := &driftBuild{p: p, upstream: upstream, progress: o.Progress}
 	cand, err := b.at(ctx, rep.Candidate)
 	if err != nil {
 		return nil, err
 	}
 	rep.Dir, rep.LogPath, rep.ConfigureError = cand.dir, cand.log, cand.configureError
-	rep.CompileErrors = cand.errors
+	if cand.configureError != "" {
+		return rep, nil // nothing was built: nothing to compare
+	}
+	rep.BuildFailed, rep.Unparsed = cand.buildFailed, cand.unparsed
+	rep.Units, rep.FailedUnits = cand.units, cand.failedUnits
 	var base *buildOutcome
-	if baseline {
+	if baseline && rep.Candidate != proj.Source.Pin {
 		rep.Pin = proj.Source.Pin
 		if base, err = b.at(ctx, rep.Pin); err != nil {
 			return nil, err
 		}
-		if base.configureError != "" || len(base.errors) > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("the overlay does not build cleanly at source.pin %s either (see %s): undefined symbols are compared with what that build produced", shortID(rep.Pin), base.log))
+		if base.configureError != "" || len(base.errors) > 0 || base.unparsed {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the overlay does not build cleanly at source.pin %s either (see %s): its errors and unresolved symbols there are not counted as the bump's", shortID(rep.Pin), base.log))
 		}
+	} else if baseline {
+		rep.Pin = proj.Source.Pin
+		base = cand
 	}
-	if len(cand.errors) > 0 {
-		rep.Notes = append(rep.Notes, "files that failed to compile define nothing: some undefined symbols may be theirs")
+	rep.CompileErrors = cand.errors
+	if base != nil && base != cand {
+		rep.CompileErrors = withoutBaselineErrors(cand.errors, base.errors)
 	}
 	if !cand.linked {
 		rep.Notes = append(rep.Notes, "no C++ compiler for a trial link: undefined symbols include those the system libraries define")
 	}
-	for _, s := range cand.missing {
-		if base != nil && base.missingSet[s.Name] {
-			rep.Unresolved = append(rep.Unresolved, s)
-		} else {
-			rep.Undefined = append(rep.Undefined, s)
-		}
+	var ofFailed, foreign int
+	rep.Undefined, rep.Unresolved, ofFailed, foreign = classifySymbols(cand, base)
+	if ofFailed > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s defined at the pin by files that failed to compile here: fix those files first", ofFailed, plural(ofFailed)))
+	}
+	if foreign > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s outside MLX (the toolchain's and the system's libraries) left out", foreign, plural(foreign)))
 	}
 	return rep, nil
 }
 
-// driftBuild builds the overlay on one pin after another.
-type driftBuild struct {
-	p        *Prepared
-	upstream string
-	progress io.Writer
+// retargetNote tells, when the overlay's core files follow another MLX
+// commit than the candidate (UPSTREAM's retargeted_to_mlx_pin), to
+// retarget first: their stale copies break upstream files that include
+// them, and hide the real API breaks behind those effects.
+func retargetNote(overlay, candidate string) string {
+	data, err := os.ReadFile(filepath.Join(overlay, records.UpstreamName))
+	if err != nil {
+		return ""
+	}
+	up, _ := records.ParseUpstream(data)
+	f, ok := up.Get("retargeted_to_mlx_pin")
+	if !ok || f.Value == "" || f.Value == candidate {
+		return ""
+	}
+	return fmt.Sprintf("the overlay's core files follow MLX %s, not the candidate: run overlay:retarget %s first (docs/pin-bump.md, part A), or the errors of stale core files hide the API breaks", shortID(f.Value), candidate)
 }
 
-type buildOutcome struct {
-	dir, log       string
-	configureError string
-	errors         []FileErrors
-	missing        []Symbol
-	missingSet     map[string]bool
-	linked         bool
+// classifySymbols sorts the candidate's unresolved symbols: the bump's
+// (undefined), those unresolved at the pin too, those whose definition at
+// the pin is in a file that failed to compile here (ofFailed), and those
+// outside MLX (foreign: not in its namespace and not defined by the tree
+// at the pin: the toolchain's and the system's libraries, hip*, rocblas,
+// BLAS, libstdc++). base is nil without a baseline.
+func classifySymbols(cand, base *buildOutcome) (undefined, unresolved []Symbol, ofFailed, foreign int) {
+	for _, s := range cand.missing {
+		atPin := ""
+		if base != nil {
+			atPin = base.defined[s.Name]
+		}
+		switch {
+		case !mlxSymbol(s.Name) && atPin == "":
+			foreign++
+		case base != nil && base.missingSet[s.Name]:
+			unresolved = append(unresolved, s)
+		case atPin != "" && cand.failedSources[atPin]:
+			ofFailed++
+		default:
+			undefined = append(undefined, s)
+		}
+	}
+	return undefined, unresolved, ofFailed, foreign
 }
 
-func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) {
-	p := b.p
-	root := p.Config.CacheRoot.Value
-	dir := filepath.Join(root, "apidrift", p.Backend, shortID(pin))
-	out := &buildOutcome{dir: dir, log: filepath.Join(dir, "build.log"), missingSet: map[string]bool{}}
-	if err := cache.EnsureRoot(root); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("overlay apiDrift: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", dir, err)
-	}
-	unlock, err := cache.Lock(ctx, filepath.Join(dir, "lock"), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	pristine, err := overlays.Pristine(ctx, root, overlays.Source{Git: b.upstream, Pin: pin})
-	if err != nil {
-		return nil, err
-	}
-	overlay := p.Config.Overlay(p.Backend)
-	tree := filepath.Join(dir, "tree")
-	if _, _, err := overlays.Materialize(pristine, overlay, tree, filepath.Join(dir, "manifest"), p.Spec.Records); err != nil {
-		return nil, err
-	}
-	defines := map[string]string{}
-	for k, v := range p.Defines {
-		defines[k] = v
-	}
-	var env []string
-	if p.Located != nil {
-		extra, e, err := p.Located.CMakeSetup(filepath.Join(dir, "hip-prefix"))
-		if err != nil {
-			return nil, fmt.Errorf("preparing CMake for %s: %w", p.Located, err)
-		}
-		for k, v := range extra {
-			defines[k] = v
-		}
-		env = e
-	}
-	build := filepath.Join(dir, "build")
-	clog, err := os.Create(filepath.Join(dir, "configure.log"))
-	if err != nil {
-		return nil, err
-	}
-	err = cmake.Configure(ctx, cmake.ConfigureOptions{Source: tree, Build: build, Defines: defines, Env: env, Log: clog})
-	clog.Close()
-	if err != nil {
-		out.configureError = fmt.Sprintf("%v (log: %s)", err, clog.Name())
-		return out, nil
-	}
-	jobs := cmake.DefaultJobs(p.Spec.Jobs.MemoryPerJobGiB)
-	if j, err := strconv.Atoi(p.Config.Jobs.Value); err == nil && j > 0 {
-		jobs = j
-	}
-	res, err := cmake.Build(ctx, cmake.BuildOptions{Dir: build, Jobs: jobs, KeepGoing: true, LogPath: out.log, Progress: b.progress, Env: env})
-	var be *cmake.BuildError
-	if err != nil && !errors.As(err, &be) {
-		return nil, err
-	}
-	out.errors = groupErrors(res.Errors, tree, overlay)
-	objs, err := objects(build)
-	if err != nil {
-		return nil, fmt.Errorf("overlay apiDrift: listing the objects of %s: %w", build, err)
-	}
-	syms, err := readSymbols(ctx, objs)
-	if err != nil {
-		return nil, err
-	}
-	missing := syms.missing()
-	misses, linked := linkMisses(ctx, dir, objs)
-	out.linked = linked
-	names := make([]string, 0, len(missing))
-	for s := range missing {
-		if !linked || misses[s] {
-			names = append(names, s)
+// withoutBaselineErrors drops from cand the errors the baseline had too
+// (the same file and message: lines move with the bump).
+func withoutBaselineErrors(cand, base []FileErrors) []FileErrors {
+	had := map[string]bool{}
+	for _, f := range base {
+		for _, d := range f.Errors {
+			had[f.File+"\x00"+d.Message] = true
 		}
 	}
-	slices.Sort(names)
-	for _, s := range names {
-		sym := Symbol{Name: s}
-		for obj := range missing[s] {
-			sym.From = append(sym.From, objectSource(obj))
-		}
-		slices.Sort(sym.From)
-		out.missing = append(out.missing, sym)
-		out.missingSet[s] = true
-	}
-	return out, nil
-}
-
-// groupErrors groups diagnostics by file (relative to the tree), each
-// file:line:message once.
-func groupErrors(diags []cmake.Diagnostic, tree, overlay string) []FileErrors {
-	byFile := map[string]*FileErrors{}
-	seen := map[string]bool{}
-	var order []string
-	for _, d := range diags {
-		rel := d.File
-		if r, err := filepath.Rel(tree, d.File); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
-		}
-		key := rel + "\x00" + strconv.Itoa(d.Line) + "\x00" + d.Message
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		fe := byFile[rel]
-		if fe == nil {
-			fe = &FileErrors{File: rel}
-			if overlay != "" {
-				if _, err := os.Stat(filepath.Join(overlay, filepath.FromSlash(rel))); err == nil {
-					fe.InOverlay = true
-				}
+	var out []FileErrors
+	for _, f := range cand {
+		kept := f
+		kept.Errors = nil
+		for _, d := range f.Errors {
+			if !had[f.File+"\x00"+d.Message] {
+				kept.Errors = append(kept.Errors, d)
 			}
-			byFile[rel] = fe
-			order = append(order, rel)
 		}
-		d.File = rel
-		fe.Errors = append(fe.Errors, d)
-	}
-	slices.Sort(order)
-	out := make([]FileErrors, 0, len(order))
-	for _, f := range order {
-		out = append(out, *byFile[f])
+		if len(kept.Errors) > 0 {
+			out = append(out, kept)
+		}
 	}
 	return out
 }
@@ -302,24 +267,33 @@ func shortID(id string) string {
 	return id
 }
 
-// Render writes the API drift report: compile errors by file, then the
-// undefined symbols the bump causes, with the sources that use them.
+// Render writes the API drift report: how much compiled, compile errors by
+// the file to edit, then the undefined symbols the bump causes, with the
+// sources that use them, and the verdict.
 func (r *APIDriftReport) Render(w io.Writer) {
 	fmt.Fprintf(w, "%s overlay on MLX %s", r.Backend, shortID(r.Candidate))
 	if r.Pin != "" {
 		fmt.Fprintf(w, " (baseline: source.pin %s)", shortID(r.Pin))
 	}
 	fmt.Fprintf(w, "\nscratch build: %s\n", r.Dir)
+	if r.ConfigureError != "" {
+		fmt.Fprintf(w, "could not configure the candidate: %s\n", r.ConfigureError)
+		return
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	if r.ConfigureError != "" {
-		fmt.Fprintf(w, "configure failed: %s\n", r.ConfigureError)
+	fmt.Fprintf(w, "%d of %d units compiled", r.Units-r.FailedUnits, r.Units)
+	if r.FailedUnits > 0 {
+		fmt.Fprintf(w, "; %d failed", r.FailedUnits)
 	}
+	fmt.Fprintln(w)
 	for _, f := range r.CompileErrors {
 		origin := "upstream"
 		if f.InOverlay {
 			origin = "overlay"
+		} else if len(f.Includes) > 0 {
+			origin = "upstream; it includes the overlay's " + strings.Join(f.Includes, ", ") + ": a core file not moved to the candidate is the likely cause"
 		}
 		fmt.Fprintf(w, "compile errors in %s (%s):\n", f.File, origin)
 		for _, d := range f.Errors {
@@ -339,10 +313,13 @@ func (r *APIDriftReport) Render(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	if n := r.Breaks(); n == 0 {
-		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
-	} else {
+	switch n := r.Breaks(); {
+	case n > 0:
 		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
+	case r.BuildFailed:
+		fmt.Fprintf(w, "the build failed and no error could be read from it: see %s\n", r.LogPath)
+	default:
+		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
 	}
 }
 

@@ -2,6 +2,7 @@ package flow_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,15 +17,12 @@ import (
 func TestAPIDriftListsEachBreak(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "nm", "c++", "git")
 	h := testutil.NewExampleHistory(t, examplesDir)
-	rep, err := flow.APIDrift(context.Background(), flow.APIDriftOptions{
+	rep, report := runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: "main"})
-	if err != nil {
-		t.Fatal(err)
+	// The overlay's core files follow the pin: retarget first, it says.
+	if !strings.Contains(report, "the overlay's core files follow MLX "+h.Pin[:12]+", not the candidate: run overlay:retarget "+h.Head+" first") {
+		t.Errorf("the report does not say to retarget first:\n%s", report)
 	}
-	var out strings.Builder
-	rep.Render(&out)
-	report := out.String()
-	t.Log(report)
 	if rep.Candidate != h.Head || rep.Pin != h.Pin {
 		t.Errorf("built %s against %s, want %s against %s", rep.Candidate, rep.Pin, h.Head, h.Pin)
 	}
@@ -60,12 +58,72 @@ func TestAPIDriftListsEachBreak(t *testing.T) {
 	}
 	// At the pin itself nothing breaks: the CPU build of the ROCm overlay
 	// leaves the rocm:: kernels unresolved, but they were already.
-	rep, err = flow.APIDrift(context.Background(), flow.APIDriftOptions{
+	rep, report = runDrift(t, flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: h.Pin})
-	if err != nil {
-		t.Fatal(err)
+	if strings.Contains(report, "overlay:retarget") {
+		t.Errorf("at the pin the overlay follows, the report still says to retarget:\n%s", report)
 	}
 	if rep.Breaks() != 0 || len(rep.Unresolved) == 0 || !strings.Contains(rep.Unresolved[0].Name, "rocm::") {
 		t.Errorf("at the pin: breaks %d, unresolved %+v", rep.Breaks(), rep.Unresolved)
 	}
+}
+
+// TestAPIDriftVerdicts: a candidate whose build fails with nothing a
+// compiler said (a custom command that exits 1 silently) is never "no API
+// drift", and a candidate that does not configure (a FetchContent download
+// no provider declares, offline) is its own verdict, not a break to fix in
+// the overlay; neither claims the trial link lacked a compiler.
+func TestAPIDriftVerdicts(t *testing.T) {
+	testutil.NeedTools(t, "cmake", "ninja", "nm", "c++", "git")
+	h := testutil.NewExampleHistory(t, examplesDir)
+	atPin := map[string]string{}
+	for _, f := range []string{"mlx/ops.h", "mlx/c_api.cpp", "mlx/backend/gpu/available.cpp"} {
+		atPin[f] = testutil.Git(t, h.MLX, "show", h.Pin+":"+f) + "\n"
+	}
+	cml := testutil.Git(t, h.MLX, "show", h.Pin+":mlx/CMakeLists.txt") + "\n"
+	atPin["mlx/CMakeLists.txt"] = cml + "add_custom_target(mlx_silent_failure ALL COMMAND false)\n"
+	silent := h.Commit(t, "a build step that fails without a word", atPin)
+	drift := func(candidate string) (*flow.APIDriftReport, string) {
+		t.Helper()
+		return runDrift(t, flow.APIDriftOptions{Job: flow.Options{Dir: filepath.Dir(h.Project), Env: h.Env}, Backend: "cpu", Candidate: candidate})
+	}
+
+	rep, report := drift(silent)
+	if !rep.BuildFailed || rep.Breaks() != 0 || rep.FailedUnits != 0 {
+		t.Errorf("silent failure: build failed %v, %d breaks, %d failed units", rep.BuildFailed, rep.Breaks(), rep.FailedUnits)
+	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "no error could be read") || !strings.Contains(err.Error(), rep.LogPath) {
+		t.Errorf("silent failure: verdict %v", err)
+	}
+	if strings.Contains(report, "no API drift") || !strings.Contains(report, fmt.Sprintf("%d of %d units compiled\n", rep.Units, rep.Units)) {
+		t.Errorf("silent failure: the report claims success or lacks the units line:\n%s", report)
+	}
+
+	top := testutil.Git(t, h.MLX, "show", h.Pin+":CMakeLists.txt") + "\n"
+	unconfigurable := h.Commit(t, "a dependency CMake would download", map[string]string{
+		"CMakeLists.txt": strings.Replace(top, "add_subdirectory(mlx)", "include(FetchContent)\nFetchContent_Declare(mystery URL https://example.invalid/mystery.tar.xz)\nFetchContent_MakeAvailable(mystery)\nadd_subdirectory(mlx)", 1),
+	})
+	rep, report = drift(unconfigurable)
+	if rep.ConfigureError == "" || rep.Breaks() != 0 {
+		t.Errorf("configure failure: %q, %d breaks", rep.ConfigureError, rep.Breaks())
+	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "could not configure the candidate") || strings.Contains(err.Error(), "fix them in the overlay") {
+		t.Errorf("configure failure: verdict %v", err)
+	}
+	if !strings.Contains(report, "could not configure the candidate: ") || strings.Contains(report, "no C++ compiler") || strings.Contains(report, "no API drift") {
+		t.Errorf("configure failure report:\n%s", report)
+	}
+}
+
+// runDrift runs apiDrift and returns its report, rendered and logged.
+func runDrift(t *testing.T, o flow.APIDriftOptions) (*flow.APIDriftReport, string) {
+	t.Helper()
+	rep, err := flow.APIDrift(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.Render(&out)
+	t.Log(out.String())
+	return rep, out.String()
 }

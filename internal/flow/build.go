@@ -186,11 +186,9 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	}
 	step("build with %d jobs", jobs)
 	lc, lenv := d.launcher, d.lenv
-	if p.customCommands() {
-		if err := compilecache.InstallLauncher(p.Layout.Dir); err != nil {
-			release()
-			return nil, err
-		}
+	if err := p.installLauncher(); err != nil {
+		release()
+		return nil, err
 	}
 	if err := lc.ZeroStats(ctx, lenv); err != nil {
 		pr.Warn("%v", err)
@@ -263,26 +261,12 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 // succeeded, so a configure or build that fails or is killed leaves a
 // record the next run's decision does not trust (see cache.Decide).
 func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) (map[string]string, error) {
-	if err := p.checkArchSupport(); err != nil {
-		return nil, err
-	}
-	defines, err := p.cmakeSetup()
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range d.ldefs {
-		defines[k] = v
-	}
-	provider, err := p.setupDeps(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if d.Scratch {
 		if err := cache.ClearBuild(p.Layout); err != nil {
 			return nil, err
 		}
 	}
-	includes, err := p.launchScript(d)
+	opts, err := p.configureOptions(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -295,10 +279,7 @@ func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles)
 	if err != nil {
 		return nil, err
 	}
-	opts := cmake.ConfigureOptions{
-		Source: p.Layout.Tree, Build: p.Layout.Build, Defines: defines, Env: p.CMakeEnv, Log: log,
-		DependencyProvider: provider, Includes: includes,
-	}
+	opts.Log = log
 	expect, err := cmake.CacheEntries(opts)
 	if err != nil {
 		log.Close()

@@ -49,27 +49,9 @@ func (r *run) decide(warn func(format string, args ...any)) (*decision, error) {
 	// The compiler launcher (ccache/sccache) is kept out of the stamp:
 	// switching it on must not rebuild the tree, only reconfigure CMake,
 	// which the configure record sees.
-	lc, err := compilecache.FromEnv(p.Config.Project.Launcher, p.Opts.Env)
+	lc, ldefs, lenv, err := p.launcherSetup(p.Layout.Dir, warn)
 	if err != nil {
 		return nil, err
-	}
-	// The base directory is the whole cache root: the tree and build dir
-	// are under <root>/<backend>, but dependency sources (<root>/deps) are
-	// compiled too, and an absolute path to them would make every
-	// checkout's hash differ.
-	base := p.Config.CacheRoot.Value
-	ldefs, lenv, err := lc.Setup(p.Layout.Dir, base)
-	if errors.Is(err, compilecache.ErrNotInstalled) {
-		warn("%v; building without a launcher", err)
-		lc = nil
-		ldefs, lenv, err = lc.Setup(p.Layout.Dir, base)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !p.customCommands() {
-		// Only a HIP build has custom commands the launcher is for.
-		compilecache.DropLaunchDefines(ldefs)
 	}
 	cmc, err := cmakecache.Read(p.Layout.Build)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // symbolTable is what a build's objects define and leave undefined.
 type symbolTable struct {
-	defined   map[string]bool
+	defined   map[string]string          // symbol -> an object that defines it
 	undefined map[string]map[string]bool // symbol -> objects that reference it
 }
 
@@ -39,7 +39,7 @@ func objects(build string) ([]string, error) {
 // readSymbols runs `nm --undefined-only -C` and `nm --defined-only -C` on
 // the objects.
 func readSymbols(ctx context.Context, objs []string) (*symbolTable, error) {
-	t := &symbolTable{defined: map[string]bool{}, undefined: map[string]map[string]bool{}}
+	t := &symbolTable{defined: map[string]string{}, undefined: map[string]map[string]bool{}}
 	if len(objs) == 0 {
 		return t, nil
 	}
@@ -63,7 +63,7 @@ func readSymbols(ctx context.Context, objs []string) (*symbolTable, error) {
 				}
 				t.undefined[sym][file] = true
 			} else {
-				t.defined[sym] = true
+				t.defined[sym] = file
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func cutObj(line string) (string, string, bool) {
 func (t *symbolTable) missing() map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for s, refs := range t.undefined {
-		if !t.defined[s] {
+		if _, ok := t.defined[s]; !ok {
 			out[s] = refs
 		}
 	}

@@ -28,20 +28,8 @@ func NewExampleHistory(t testing.TB, examples string) *ExampleHistory {
 	NeedTools(t, "git")
 	root := t.TempDir()
 	h := &ExampleHistory{MLX: filepath.Join(root, "mlx"), Env: func(string) string { return "" }}
-	gitEnv := append(EnvWithout("HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG_GLOBAL"), "HOME="+t.TempDir(),
-		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	git := func(args ...string) string {
-		return strings.TrimSpace(RunOK(t, gitEnv, h.MLX, "git", args...))
-	}
-	commit := func(msg string, files map[string]string) string {
-		for p, c := range files {
-			WriteFile(t, filepath.Join(h.MLX, filepath.FromSlash(p)), c)
-		}
-		git("add", "-A")
-		git("commit", "--quiet", "-m", msg)
-		return git("rev-parse", "HEAD")
-	}
+	git := func(args ...string) string { return Git(t, h.MLX, args...) }
+	commit := func(msg string, files map[string]string) string { return h.Commit(t, msg, files) }
 	read := func(path string) string {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -99,4 +87,27 @@ func NewExampleHistory(t testing.TB, examples string) *ExampleHistory {
 	h.Project = filepath.Join(root, "proj", "mlxbuild.yaml")
 	WriteFile(t, h.Project, "source:\n  git: ../mlx\n  pin: "+h.Pin+"\ncache: ../cache\nbackends:\n  cpu:\n    overlay: patches\n")
 	return h
+}
+
+// Git runs git in dir with a fresh identity and no user or system
+// configuration, and returns its output, trimmed.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	env := append(EnvWithout("HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG_GLOBAL"), "HOME="+t.TempDir(),
+		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	return strings.TrimSpace(RunOK(t, env, dir, "git", args...))
+}
+
+// Commit writes files (slash paths relative to the repository, content)
+// into the history's MLX repository, commits everything, and returns the
+// new commit's id.
+func (h *ExampleHistory) Commit(t testing.TB, msg string, files map[string]string) string {
+	t.Helper()
+	for p, c := range files {
+		WriteFile(t, filepath.Join(h.MLX, filepath.FromSlash(p)), c)
+	}
+	Git(t, h.MLX, "add", "-A")
+	Git(t, h.MLX, "commit", "--quiet", "-m", msg)
+	return Git(t, h.MLX, "rev-parse", "HEAD")
 }

@@ -338,7 +338,7 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 		t.Errorf("removed file's reason: %s", res.conflicts[0].why)
 	}
 	staged := readFile(t, res.conflicts[1].staged)
-	if !strings.Contains(staged, "<<<<<<< overlay:mlx/io/safetensors.cpp") || !strings.Contains(staged, ">>>>>>> pin@") {
+	if !strings.Contains(staged, "<<<<<<< overlay mlx/io/safetensors.cpp\n") || !strings.Contains(staged, "||||||| mlx "+short(f.p1)+" (old pin)\n") || !strings.Contains(staged, ">>>>>>> mlx "+short(p2)+" (new pin)\n") {
 		t.Errorf("staged copy has no conflict markers:\n%s", staged)
 	}
 	if merged := readFile(t, filepath.Join(res.staged, "mlx", "ops.cpp")); !strings.Contains(merged, "ops second upstream change") {
@@ -349,6 +349,82 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", line, err)
 		}
 	}
+}
+
+// TestRetargetRerunAfterResolution: after a conflicted retarget, the user
+// resolves each conflict in the overlay (the staged copy with both sides
+// kept, the file upstream removed deleted) and runs it again: it goes
+// through, keeps the resolution as written, merges the rest and sets
+// retargeted_to_mlx_pin. A file left as it was still conflicts, and so does
+// one that still holds a marker.
+func TestRetargetRerunAfterResolution(t *testing.T) {
+	f := newRefFixture(t)
+	p2 := f.mlx.commit("upstream touches the local tweak", map[string]string{
+		"mlx/ops.cpp":            lines("ops", 30, map[int]string{25: "ops upstream change", 28: "ops second upstream change"}),
+		"mlx/io/safetensors.cpp": lines("st", 30, map[int]string{3: "st upstream guard", 15: "st upstream rewrite"}),
+		"CMakeLists.txt":         removed,
+	})
+	o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: p2, backendDirs: []string{rocm}}
+	res, err := Retarget(context.Background(), o)
+	var ce *RetargetConflictError
+	if !errors.As(err, &ce) || len(res.conflicts) != 2 {
+		t.Fatalf("first retarget: %v", err)
+	}
+	st := filepath.Join(f.overlay, "mlx", "io", "safetensors.cpp")
+	staged := readFile(t, res.conflicts[1].staged)
+	// Still a marker in it: not resolved.
+	testutil.WriteFile(t, st, staged)
+	if _, err := Retarget(context.Background(), o); !errors.As(err, &ce) {
+		t.Fatalf("a file with conflict markers was taken as resolved: %v", err)
+	}
+	resolution := keepBothSides(staged)
+	testutil.WriteFile(t, st, resolution)
+	if err := os.Remove(filepath.Join(f.overlay, "CMakeLists.txt")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Retarget(context.Background(), o)
+	if err != nil {
+		t.Fatalf("re-run after the resolution: %v", err)
+	}
+	if got := readFile(t, st); got != resolution {
+		t.Errorf("safetensors.cpp after the re-run:\n%s\nwant the resolution as written:\n%s", got, resolution)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(f.overlay, "mlx", "ops.cpp")), "ops second upstream change") {
+		t.Error("ops.cpp did not take upstream's change")
+	}
+	if got := readFile(t, filepath.Join(f.overlay, "UPSTREAM")); !strings.Contains(got, "retargeted_to_mlx_pin: "+p2+"\n") {
+		t.Errorf("UPSTREAM after the re-run:\n%s", got)
+	}
+	var out strings.Builder
+	res.Render(&out)
+	if !strings.Contains(out.String(), "resolved mlx/io/safetensors.cpp") {
+		t.Errorf("the summary does not name the resolved file:\n%s", out.String())
+	}
+	if _, err := os.Stat(retargetStateFile(f.overlay)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the retarget state is left behind: %v", err)
+	}
+}
+
+// keepBothSides resolves every diff3 conflict of data by keeping the
+// overlay's lines, then upstream's new ones: a resolution unlike either side.
+func keepBothSides(data string) string {
+	var out []string
+	state := ""
+	for _, l := range strings.Split(data, "\n") {
+		switch {
+		case strings.HasPrefix(l, "<<<<<<< "):
+			state = "ours"
+		case strings.HasPrefix(l, "||||||| "):
+			state = "base"
+		case l == "=======":
+			state = "theirs"
+		case strings.HasPrefix(l, ">>>>>>> "):
+			state = ""
+		case state != "base":
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func TestRetargetRefusesBadRevs(t *testing.T) {

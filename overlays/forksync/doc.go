@@ -15,8 +15,9 @@
 //   - Drift says, for each core file, which upstream hunks between the
 //     recorded pin and a candidate pin the overlay does not contain: a
 //     whole-file overlay silently reverts them.
-//   - APIDrift builds the overlay on the candidate pin in a scratch tree and
-//     reports compile errors and undefined symbols.
+//   - APIDrift (in internal/flow, configured as the backend's build is)
+//     builds the overlay on the candidate pin in a scratch tree and reports
+//     compile errors and undefined symbols.
 //   - Records lists LOCAL_FIXES.md's items with their status.
 //   - CheckRecords holds the overlay against the fork commit and the pin, as
 //     the reference's overlay tool does: every backend file that differs
@@ -24,7 +25,8 @@
 //     residual beyond "pin + fork delta" is the one CORE_RESIDUAL.diff
 //     records.
 //   - Retarget moves the core files to a new MLX pin with three-way merges,
-//     staged like a sync.
+//     staged like a sync; a re-run after a conflict takes the files the user
+//     resolved in the overlay since.
 //
 // Git always runs with the GIT_* variables of the environment removed, no
 // prompts, and mlxbuild's own identity, so a hook's GIT_DIR or a user's

@@ -29,6 +29,7 @@ type retargetOptions struct {
 type retargetResult struct {
 	from, to  string   // full pins
 	merged    []string // core files that took upstream's change
+	resolved  []string // conflicted core files taken as the user resolved them in the overlay
 	unchanged int      // core files upstream did not change between the pins
 	conflicts []conflict
 	staged    string // the staging directory left for a conflicted retarget
@@ -46,7 +47,7 @@ func (e *RetargetConflictError) Error() string {
 	for _, c := range e.result.conflicts {
 		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.path, c.why, c.staged)
 	}
-	fmt.Fprintf(&b, "port upstream's change into the overlay's file by hand (the staged copies in %s show the merge), record it in LOCAL_FIXES.md, then retarget again", e.result.staged)
+	fmt.Fprintf(&b, "resolve each conflict in the overlay's own file (copy the staged file over it and edit the markers out, or port upstream's hunks by hand), record it in LOCAL_FIXES.md, then run overlay:retarget %s again: a conflicted file you changed since is taken as resolved and the rest merges", e.result.to)
 	return b.String()
 }
 
@@ -117,7 +118,13 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	defer os.RemoveAll(scratch)
 	m := &merger{dir: scratch}
 	write := files{}
-	l := labels{"overlay", "pin@" + short(res.from), "pin@" + short(res.to)}
+	// A re-run after a conflict between the same pins: the files the user
+	// resolved in the overlay since are taken as they are.
+	prev := readRetargetState(o.Overlay)
+	if prev != nil && (prev.From != res.from || prev.To != res.to) {
+		prev = nil
+	}
+	l := retargetLabels(res.from, res.to)
 	for _, p := range core {
 		b, inOld := old[p]
 		t, inNew := theirs[p]
@@ -131,12 +138,17 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 		case !inNew && !inOld:
 			res.unchanged++ // a file only the overlay adds
 		default:
-			data, conflicted, err := m.merge3(ctx, mine.data, b.data, t.data, labels{l.ours + ":" + p, l.base, l.theirs})
+			data, conflicted, err := m.merge3(ctx, mine.data, b.data, t.data, labels{l.ours + " " + p, l.base, l.theirs})
 			if err != nil {
 				return nil, fmt.Errorf("%w (merging %s)", err, p)
 			}
+			if conflicted && prev != nil && prev.resolved(p, mine.data) {
+				res.resolved = append(res.resolved, p)
+				write[p] = mine
+				continue
+			}
 			if conflicted {
-				why := "the overlay and upstream changed the same lines; the staged copy has conflict markers (<<<<<<< overlay, ||||||| old pin, >>>>>>> new pin)"
+				why := fmt.Sprintf("the overlay and upstream changed the same lines; the staged copy has conflict markers (<<<<<<< %s %s, ||||||| %s, >>>>>>> %s)", l.ours, p, l.base, l.theirs)
 				if isBinary(data) {
 					why = "a binary file both the overlay and upstream changed; pick one version"
 				}
@@ -153,7 +165,7 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 		res.upstream = true
 	}
 	if len(res.merged) == 0 && len(res.conflicts) == 0 && !res.upstream {
-		return res, nil
+		return res, clearRetargetState(o.Overlay)
 	}
 	staged := retargetStageDir(o.Overlay)
 	conflicted, err := commit(o.Overlay, staged, write, nil, res.conflicts)
@@ -162,9 +174,23 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	}
 	if conflicted {
 		res.staged = staged
+		at := map[string][]byte{}
+		for _, c := range res.conflicts {
+			at[c.path] = ours[c.path].data
+		}
+		if err := writeRetargetState(o.Overlay, res.from, res.to, at); err != nil {
+			return nil, err
+		}
 		return res, &RetargetConflictError{result: res}
 	}
-	return res, nil
+	return res, clearRetargetState(o.Overlay)
+}
+
+// retargetLabels are the conflict markers' labels of a retarget from..to,
+// as docs/pin-bump.md shows them: "<<<<<<< overlay <path>",
+// "||||||| mlx <old> (old pin)", ">>>>>>> mlx <new> (new pin)".
+func retargetLabels(from, to string) labels {
+	return labels{"overlay", "mlx " + short(from) + " (old pin)", "mlx " + short(to) + " (new pin)"}
 }
 
 // checkRev refuses, as a usage error, a revision git could read as an
@@ -186,6 +212,9 @@ func (r *retargetResult) Render(w io.Writer) {
 	for _, p := range r.merged {
 		fmt.Fprintf(w, "  merged   %s\n", p)
 	}
+	for _, p := range r.resolved {
+		fmt.Fprintf(w, "  resolved %s (as you resolved it in the overlay)\n", p)
+	}
 	for _, c := range r.conflicts {
 		fmt.Fprintf(w, "  CONFLICT %s\n", c.path)
 	}
@@ -197,7 +226,7 @@ func (r *retargetResult) Render(w io.Writer) {
 		fmt.Fprint(w, "; UPSTREAM's retargeted_to_mlx_pin updated")
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "next: set source.pin to the new pin, run overlay:apiDrift, build, then overlay:checkRecords and record every fix in LOCAL_FIXES.md")
+	fmt.Fprintln(w, "next: run overlay:apiDrift on the new pin for the API breaks, fix them in the overlay; then set source.pin to the new pin, build, run overlay:checkRecords and record every fix in LOCAL_FIXES.md")
 }
 
 // RetargetOptionsFor builds the retargetOptions of one backend's overlay.

@@ -19,10 +19,10 @@ func TestRunEndsWithTheFailures(t *testing.T) {
 	testutil.NeedTools(t, "go")
 	dir := t.TempDir()
 	files := map[string]string{
-		"go.mod":            "module example.com/r\n\ngo 1.26\n",
-		"a/a_test.go":       "package a\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
-		"b/b_test.go":       "package b\n\nimport \"testing\"\n\nfunc TestBroken(t *testing.T) { t.Run(\"case 1\", func(t *testing.T) { t.Error(\"want 1, got 2\") }) }\n",
-		"c/c.go":            "package c\n",
+		"go.mod":      "module example.com/r\n\ngo 1.26\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestBroken(t *testing.T) { t.Run(\"case 1\", func(t *testing.T) { t.Error(\"want 1, got 2\") }) }\n",
+		"c/c.go":      "package c\n",
 	}
 	for name, body := range files {
 		path := filepath.Join(dir, name)

@@ -9,6 +9,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Sync moves an overlay to a commit of its fork, keeping local changes. The
@@ -105,7 +107,7 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 		}
 		rep.Render(o.Stdout)
 		if n := rep.Breaks(); n > 0 {
-			return fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", name, n, candidate)
+			return fmt.Errorf("the %s overlay has %s on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", name, plural.Count(n, "break"), candidate)
 		}
 		return nil
 	})

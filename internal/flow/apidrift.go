@@ -17,6 +17,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // APIDriftOptions say what to build.
@@ -333,7 +335,7 @@ func (r *APIDriftReport) Render(w io.Writer) {
 		}
 	}
 	if len(r.Unresolved) > 0 {
-		fmt.Fprintf(w, "%d symbol%s already unresolved at the pin (not caused by the bump):", len(r.Unresolved), plural(len(r.Unresolved)))
+		fmt.Fprintf(w, "%s already unresolved at the pin (not caused by the bump):", plural.Count(len(r.Unresolved), "symbol"))
 		for _, s := range r.Unresolved {
 			fmt.Fprintf(w, " %s;", s.Name)
 		}
@@ -342,13 +344,6 @@ func (r *APIDriftReport) Render(w io.Writer) {
 	if n := r.Breaks(); n == 0 {
 		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
 	} else {
-		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
+		fmt.Fprintf(w, "%s; build log: %s\n", plural.Count(n, "break"), r.LogPath)
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -9,11 +9,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-
-	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/gotest"
+	"github.com/mlxbuild/mlxbuild/internal/proc"
 
 	//mage:import
 	_ "github.com/mlxbuild/mlxbuild/targets"
@@ -47,7 +49,10 @@ func Test() error {
 	if err := runEnv([]string{"GOOS=darwin"}, "go", "vet", "./..."); err != nil {
 		return err
 	}
-	return run("go", "test", "-count=1", "-timeout", "40m", "./...")
+	// go test -json underneath: the run ends with the list of what failed
+	// and the command that re-runs each.
+	fmt.Fprintln(os.Stderr, "==> go test -count=1 -timeout 40m ./...")
+	return gotest.Run(context.Background(), "", []string{"-count=1", "-timeout", "40m", "./..."}, os.Stdout, os.Stderr)
 }
 
 func run(name string, args ...string) error { return runEnv(nil, name, args...) }
@@ -55,5 +60,11 @@ func run(name string, args ...string) error { return runEnv(nil, name, args...) 
 func runEnv(env []string, name string, args ...string) error {
 	fmt.Fprintf(os.Stderr, "==> %s%s %s\n", strings.Join(append(env, ""), " "), name, strings.Join(args, " "))
 	_, err := proc.Run(context.Background(), proc.Cmd{Path: name, Args: args, Env: append(os.Environ(), env...), Stdout: os.Stdout, Stderr: os.Stderr})
+	var exit *proc.ExitError
+	if errors.As(err, &exit) {
+		// Its output is on the screen already; a repeat of its first
+		// 400 bytes would only hide where it ended.
+		return fmt.Errorf("%s %s: %v (its output is above)", name, strings.Join(args, " "), exit.Err)
+	}
 	return err
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Binary is what a built file was compiled for.
@@ -52,7 +54,7 @@ func rocmTargets(data []byte) (gfx, notes []string) {
 		}
 	}
 	if compressed > 0 {
-		notes = append(notes, fmt.Sprintf("%d compressed offload bundle(s) (--offload-compress): their targets are not listed", compressed))
+		notes = append(notes, fmt.Sprintf("%s (--offload-compress): their targets are not listed", plural.Count(compressed, "compressed offload bundle")))
 	}
 	return dedupe(gfx, func(x, y string) bool { return x < y }), notes
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // ResolveROCm finds the gfx targets to build for: the variable (o.Var,
@@ -152,7 +154,7 @@ func probeKFD(o Options) (targets []string, source, tried string, warns []string
 		ids = append(ids, n.id)
 	}
 	if len(targets) == 0 {
-		return nil, "", fmt.Sprintf("kfd %s: %d nodes, none a GPU", dir, len(nodes)), warns
+		return nil, "", fmt.Sprintf("kfd %s: %s, none a GPU", dir, plural.Count(len(nodes), "node")), warns
 	}
 	src := "kfd nodes " + numberList(ids)
 	return targets, src, fmt.Sprintf("kfd %s: %s", dir, strings.Join(targets, ",")), warns
@@ -210,7 +212,7 @@ func probeRocminfo(ctx context.Context, o Options, d time.Duration) (targets []s
 		}
 	}
 	if len(targets) == 0 {
-		return nil, "", fmt.Sprintf("rocminfo (%s): %d agents, none a GPU", path, len(agents)), nil
+		return nil, "", fmt.Sprintf("rocminfo (%s): %s, none a GPU", path, plural.Count(len(agents), "agent")), nil
 	}
 	return targets, "rocminfo agents " + numberList(nums), fmt.Sprintf("rocminfo (%s): %s", path, strings.Join(targets, ",")), nil
 }

@@ -108,7 +108,7 @@ func TestROCmKFDOnlyCPUFallsToRocminfo(t *testing.T) {
 	if err != nil || Join(r.Targets) != "gfx1151;gfx1201" {
 		t.Fatalf("got %v, %v", r.Targets, err)
 	}
-	if !strings.HasPrefix(r.Source, "rocminfo agents") || !strings.Contains(r.tried[1], "1 nodes, none a GPU") {
+	if !strings.HasPrefix(r.Source, "rocminfo agents") || !strings.Contains(r.tried[1], "1 node, none a GPU") {
 		t.Errorf("source %q, tried %q", r.Source, r.tried)
 	}
 }

@@ -80,7 +80,7 @@ func TestLocateROCm6DebianLayout(t *testing.T) {
 // resolves its own prefix wrongly (the first real ROCm 6 configure failed
 // so: "include could not find requested file .../amd_comgr-targets.cmake").
 func TestCMakeSetupROCm6Comgr(t *testing.T) {
-	testutil.NeedTools(t, "cmake")
+	testutil.NeedTools(t, "cmake", "ninja")
 	root := fakeDebianROCm6(t)
 	r, err := LocateROCm(envMap(map[string]string{"ROCM_PATH": root}))
 	if err != nil {
@@ -92,7 +92,9 @@ func TestCMakeSetupROCm6Comgr(t *testing.T) {
 	}
 	proj := t.TempDir()
 	writeFile(t, filepath.Join(proj, "CMakeLists.txt"), "cmake_minimum_required(VERSION 3.24)\nproject(p NONE)\nfind_package(hip-lang CONFIG REQUIRED)\nmessage(STATUS \"hip-lang found: ${hip-lang_FOUND}, amd_comgr loaded: ${amd_comgr_FOUND}\")\n", 0o644)
-	args := []string{"-S", proj, "-B", filepath.Join(proj, "build"), "-DCMAKE_HIP_COMPILER_ROCM_ROOT=" + defs["CMAKE_HIP_COMPILER_ROCM_ROOT"]}
+	// Ninja, as every build mlxbuild drives: make is only a Recommends of
+	// Debian's cmake, absent where setup installed it (--no-install-recommends).
+	args := []string{"-G", "Ninja", "-S", proj, "-B", filepath.Join(proj, "build"), "-DCMAKE_HIP_COMPILER_ROCM_ROOT=" + defs["CMAKE_HIP_COMPILER_ROCM_ROOT"]}
 	out, err := testutil.Run(append(os.Environ(), env...), proj, "cmake", args...)
 	if err != nil {
 		t.Fatalf("configure through the prefix: %v\n%s", err, out)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Doctor checks this machine's tools for every backend. It says what to
@@ -55,7 +57,7 @@ func reportDoctor(o flow.Options, fs []flow.Finding) error {
 	case basicMissing:
 		return errors.New("doctor: a tool every build needs is missing; install what is listed above (go run mage.go setup does it on Debian)")
 	case failed > 0:
-		return fmt.Errorf("doctor: %d problem(s) above; each says what to install or set", failed)
+		return fmt.Errorf("doctor: %s above; each says what to install or set", plural.Count(failed, "problem"))
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // CheckRecords holds an overlay against its fork, pin and records. It
@@ -34,7 +36,7 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, co.Overlay)
 		rep.Render(o.Stdout)
 		if n := len(rep.Findings); n > 0 {
-			return fmt.Errorf("the %s overlay's records disagree with it in %d place(s); fix each as it says", name, n)
+			return fmt.Errorf("the %s overlay's records disagree with it in %s; fix each as it says", name, plural.Count(n, "place"))
 		}
 		return nil
 	})

@@ -62,7 +62,7 @@ int check_rocm() {
     std::fprintf(stderr, "FAIL: hip runtime: %s\n", hipGetErrorName(err));
     return 1;
   }
-  std::printf("rocm: %d device(s)\n", count);
+  std::printf("rocm: %d %s\n", count, count == 1 ? "device" : "devices");
   const float a[3] = {1.0f, 2.0f, 3.0f};
   const float b[3] = {0.5f, 0.5f, 0.5f};
   float out[3] = {0};
@@ -103,7 +103,7 @@ int check_cuda() {
       return 1;
     }
   }
-  std::printf("cuda: %d device(s), mlx_gpu_add of %d elements matches the CPU\n", count, n);
+  std::printf("cuda: %d %s, mlx_gpu_add of %d elements matches the CPU\n", count, count == 1 ? "device" : "devices", n);
   return 0;
 }
 #endif

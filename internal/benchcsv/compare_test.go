@@ -247,8 +247,8 @@ func TestRunTableAndJSON(t *testing.T) {
 		t.Errorf("Mixtral's pair line: %q", mixtral)
 	}
 	for _, s := range []string{
-		"(7 row(s), 6 measured)",
-		"decode ratio (after / before) over 3 pair(s): median ",
+		"(7 rows, 6 measured)",
+		"decode ratio (after / before) over 3 pairs: median ",
 		"gemma-4-31b-it-4bit              failed before: FAIL:bench; measured after",
 		"Qwen3-0.6B-4bit                  measured before; skipped after: SKIP:oom",
 		"Meta-Llama-3.1-8B-Instruct-4bit  prompt length 512 -> 600, beyond 10%",

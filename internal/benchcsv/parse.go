@@ -26,6 +26,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Columns is the newest reference header, in the benchmark script's order.
@@ -149,7 +151,7 @@ func headerIndex(name string, header []string) (map[string]int, error) {
 	}
 	if len(missing) > 0 {
 		return nil, &InputError{File: name, Line: 1,
-			Msg: fmt.Sprintf("missing column(s) %s in the header", strings.Join(missing, ", ")),
+			Msg: fmt.Sprintf("missing %s %s in the header", plural.Noun(len(missing), "column"), strings.Join(missing, ", ")),
 			Fix: "expected the benchmark script's columns: " + strings.Join(Columns, ",")}
 	}
 	return index, nil

@@ -68,7 +68,7 @@ func TestCompareSkipsUnreadableRows(t *testing.T) {
 	}
 	text := out.String()
 	for _, s := range []string{
-		"(7 row(s), 4 measured)",
+		"(7 rows, 4 measured)",
 		"gpt-oss-20b-MXFP4-Q4             measured before; unreadable after: column decode_tok_s (col ",
 		`): "8.1O" is not a number (line 2)`,
 		"Mixtral-8x7B-Instruct-v0.1-4bit  measured before; failed after: FAIL:no_output",

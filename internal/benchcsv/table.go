@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // WriteTable writes the report as text: the files, the ratio distribution,
@@ -14,10 +16,10 @@ func WriteTable(w io.Writer, r *Report, before, after *File) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "before:  %s (%s)\n", r.Before, counted(before))
 	fmt.Fprintf(&b, "after:   %s (%s)\n", r.After, counted(after))
-	fmt.Fprintf(&b, "harness: %s; %d model(s) on both sides\n\n", r.Harness, r.Shared)
+	fmt.Fprintf(&b, "harness: %s; %s on both sides\n\n", r.Harness, plural.Count(r.Shared, "model"))
 	if s := r.Summary; s != nil {
-		fmt.Fprintf(&b, "decode ratio (after / before) over %d pair(s): median %s, quartiles %s/%s, range %s-%s\n",
-			len(r.Pairs), x(s.Median), x(s.Q1), x(s.Q3), x(s.Min), x(s.Max))
+		fmt.Fprintf(&b, "decode ratio (after / before) over %s: median %s, quartiles %s/%s, range %s-%s\n",
+			plural.Count(len(r.Pairs), "pair"), x(s.Median), x(s.Q1), x(s.Q3), x(s.Min), x(s.Max))
 		rows := [][]string{{"model", "decode before", "decode after", "ratio", "prefill ratio", ""}}
 		for _, p := range r.Pairs {
 			mark := ""
@@ -61,7 +63,7 @@ func explain(d Drop, opt Options) string {
 	case CommitChange:
 		return fmt.Sprintf("mlxcel_commit %s -> %s (-allowCommitChange if that is the comparison)", d.Before, d.After)
 	case DateGap:
-		return fmt.Sprintf("measured %s and %s, more than %d day(s) apart", d.Before, d.After, opt.MaxDateGapDays)
+		return fmt.Sprintf("measured %s and %s, more than %s apart", d.Before, d.After, plural.Count(opt.MaxDateGapDays, "day"))
 	default:
 		if d.After == "-" {
 			return "measured before only"
@@ -102,7 +104,7 @@ func counted(f *File) string {
 			n++
 		}
 	}
-	return fmt.Sprintf("%d row(s), %d measured", len(f.Rows), n)
+	return fmt.Sprintf("%s, %d measured", plural.Count(len(f.Rows), "row"), n)
 }
 
 // align writes rows as columns: the first left-aligned, numbers right-aligned,

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Stats are a launcher's counters since they were last zeroed.
@@ -26,9 +28,9 @@ func (s Stats) Compiles() int { return s.Hits + s.Misses }
 
 // String is the summary line: "12 hits (11 remote), 1 miss, 0 remote errors".
 func (s Stats) String() string {
-	out := fmt.Sprintf("%d hits (%d remote), %d misses", s.Hits, s.RemoteHits, s.Misses)
+	out := fmt.Sprintf("%s (%d remote), %s", plural.Count(s.Hits, "hit"), s.RemoteHits, plural.Count(s.Misses, "miss"))
 	if s.RemoteErrors > 0 {
-		out += fmt.Sprintf(", %d remote errors (the store did not answer; those compiles ran locally)", s.RemoteErrors)
+		out += fmt.Sprintf(", %s (the store did not answer; those compiles ran locally)", plural.Count(s.RemoteErrors, "remote error"))
 	}
 	return out
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Choice is the provider chosen for one dependency.
@@ -79,7 +81,7 @@ type Missing struct {
 func (e *MissingError) Error() string {
 	var b strings.Builder
 	n := len(e.Missing)
-	fmt.Fprintf(&b, "the %s build needs %d %s that no provider has (CMake may not download):", e.Backend, n, plural(n, "dependency", "dependencies"))
+	fmt.Fprintf(&b, "the %s build needs %s that no provider has (CMake may not download):", e.Backend, plural.Count(n, "dependency"))
 	for _, m := range e.Missing {
 		fmt.Fprintf(&b, "\n  %s (%s, declared at %s):", m.Dep.Name, m.Dep.Source(), originOf(m.Dep))
 		for _, w := range m.Ways {
@@ -87,13 +89,6 @@ func (e *MissingError) Error() string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Resolve picks, for each dependency, the first of its providers that can

@@ -11,6 +11,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
@@ -71,7 +72,7 @@ func (r *APIDriftReport) Err() error {
 	case r.ConfigureError != "":
 		return fmt.Errorf("could not configure the candidate %s: %s; that is no break of the overlay: fix the set-up (dependencies, toolchain) as for build:%s", shortID(r.Candidate), r.ConfigureError, r.Backend)
 	case r.Breaks() > 0:
-		return fmt.Errorf("the %s overlay has %d break(s) on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", r.Backend, r.Breaks(), shortID(r.Candidate))
+		return fmt.Errorf("the %s overlay has %s on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", r.Backend, plural.Count(r.Breaks(), "break"), shortID(r.Candidate))
 	case r.BuildFailed:
 		return fmt.Errorf("the build on MLX %s failed and no error could be read from its log: read %s", shortID(r.Candidate), r.LogPath)
 	}
@@ -173,10 +174,10 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	var ofFailed, foreign int
 	rep.Undefined, rep.Unresolved, ofFailed, foreign = classifySymbols(cand, base)
 	if ofFailed > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s defined at the pin by files that failed to compile here: fix those files first", ofFailed, plural(ofFailed)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s defined at the pin by files that failed to compile here: fix those files first", plural.Count(ofFailed, "undefined symbol")))
 	}
 	if foreign > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d undefined symbol%s outside MLX (the toolchain's and the system's libraries) left out", foreign, plural(foreign)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s outside MLX (the toolchain's and the system's libraries) left out", plural.Count(foreign, "undefined symbol")))
 	}
 	return rep, nil
 }
@@ -307,7 +308,7 @@ func (r *APIDriftReport) Render(w io.Writer) {
 		}
 	}
 	if len(r.Unresolved) > 0 {
-		fmt.Fprintf(w, "%d symbol%s already unresolved at the pin (not caused by the bump):", len(r.Unresolved), plural(len(r.Unresolved)))
+		fmt.Fprintf(w, "%s already unresolved at the pin (not caused by the bump):", plural.Count(len(r.Unresolved), "symbol"))
 		for _, s := range r.Unresolved {
 			fmt.Fprintf(w, " %s;", s.Name)
 		}
@@ -315,17 +316,10 @@ func (r *APIDriftReport) Render(w io.Writer) {
 	}
 	switch n := r.Breaks(); {
 	case n > 0:
-		fmt.Fprintf(w, "%d break%s; build log: %s\n", n, plural(n), r.LogPath)
+		fmt.Fprintf(w, "%s; build log: %s\n", plural.Count(n, "break"), r.LogPath)
 	case r.BuildFailed:
 		fmt.Fprintf(w, "the build failed and no error could be read from it: see %s\n", r.LogPath)
 	default:
 		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

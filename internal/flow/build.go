@@ -17,6 +17,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Summary is what one build did, for the closing lines and for tests.
@@ -184,7 +186,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	if o.jobSlots != nil {
 		jobs, release = o.jobSlots(jobs, pr.Warn)
 	}
-	step("build with %d jobs", jobs)
+	step("build with %s", plural.Count(jobs, "job"))
 	lc, lenv := d.launcher, d.lenv
 	if err := p.installLauncher(); err != nil {
 		release()

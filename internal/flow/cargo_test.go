@@ -31,7 +31,7 @@ func TestBuildForCargo(t *testing.T) {
 	if sum.Backend != "cpu" {
 		t.Errorf("no Cargo feature built %s, want cpu", sum.Backend)
 	}
-	if !strings.Contains(stderr.String(), "build with 1 jobs") {
+	if !strings.Contains(stderr.String(), "build with 1 job\n") {
 		t.Errorf("NUM_JOBS=1 did not cap the jobs:\n%s", stderr.String())
 	}
 	plan, err := os.ReadFile(filepath.Join(p.Cache, "cpu", "out", "cargo.txt"))

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // completeCompileDB puts the custom-command HIP compiles (the ROCm fork's
@@ -23,6 +25,6 @@ func (p *Prepared) completeCompileDB(ctx context.Context, warn func(string, ...a
 		return
 	}
 	if n := len(res.Skipped); n > 0 {
-		warn("%s leaves out %d HIP compile(s) whose command is not a fixed argument list (first: %s); write the custom command with VERBATIM and literal arguments", res.Path, n, res.Skipped[0])
+		warn("%s leaves out %s whose command is not a fixed argument list (first: %s); write the custom command with VERBATIM and literal arguments", res.Path, plural.Count(n, "HIP compile"), res.Skipped[0])
 	}
 }

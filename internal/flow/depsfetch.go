@@ -13,6 +13,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // DepsFetch fills the verified dependency cache with what the specs of
@@ -89,7 +91,7 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 	if err != nil {
 		return fmt.Errorf("deps:fetch: %d fetched, and:\n%w", len(res), err)
 	}
-	pr.Done("%d dependencies verified in the cache", len(res))
+	pr.Done("%s verified in the cache", plural.Count(len(res), "dependency"))
 	return nil
 }
 

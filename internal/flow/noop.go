@@ -8,6 +8,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // finishNoop ends a build that mlxbuild's own decision does not redo when
@@ -34,7 +36,7 @@ func (p *Prepared) finishNoop(ctx context.Context, dry *cmake.DryRun, d *decisio
 		return false, nil
 	}
 	if n := dry.Recorded(); n > 0 {
-		step("build: Ninja has nothing to do (none of the %d files it reads changed since ninja -n said so)", n)
+		step("build: Ninja has nothing to do (none of the %s it reads changed since ninja -n said so)", plural.Count(n, "file"))
 	} else {
 		step("build: Ninja has nothing to do (ninja -n)")
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // writeLinkPlan writes cargo.txt, ldflags.txt, cxxflags.txt and link.json
@@ -79,13 +81,13 @@ func printSummary(pr *ui.Printer, s *Summary) {
 		pr.Info("architectures: %s (from %s)", s.Arch, s.ArchSource)
 	}
 	m := s.Materialize
-	pr.Info("tree: %d files written, %d restored, %d removed, %d touched, %d unchanged", m.Written, m.Restored, m.Removed, m.Touched, m.Unchanged)
+	pr.Info("tree: %s written, %d restored, %d removed, %d touched, %d unchanged", plural.Count(m.Written, "file"), m.Restored, m.Removed, m.Touched, m.Unchanged)
 	if s.Reconfigured {
 		pr.Info("cmake: reconfigured")
 	} else {
 		pr.Info("cmake: configure skipped (no configure input changed)")
 	}
-	pr.Info("ninja: %d steps run", s.Steps)
+	pr.Info("ninja: %s run", plural.Count(s.Steps, "step"))
 	if s.LauncherTool != "" {
 		if s.Launcher != nil {
 			pr.Info("launcher %s: %s", s.LauncherTool, s.Launcher)

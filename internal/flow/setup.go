@@ -1,25 +1,30 @@
 package flow
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/proc"
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // SetupPackages are the Debian/Ubuntu packages the tests and the bundled
 // example need: the build tools, Debian's ROCm 5.2 toolchain (with
 // librocrand-dev, without which hiprand.h does not compile), BLAS/LAPACK for
 // the CPU link, ccache/sccache and Redis for the shared compile cache,
-// clang-check for the compilation database, cargo for the Rust consumer,
-// the crates examples/cargo-workspace builds with, from Debian's registry under /usr/share/cargo/registry (used
+// clang-check for the compilation database, the crates examples/cargo-workspace
+// builds with, from Debian's registry under /usr/share/cargo/registry (used
 // through Cargo source replacement, so no crate comes from the network),
-// and what real MLX needs from the system.
+// and what real MLX needs from the system. The Rust toolchain itself is
+// rustPackages: it depends on the release.
 var SetupPackages = []string{
 	"cmake", "ninja-build", "git", "g++", "binutils", "rsync", "file",
+	// make: the generator a plain `cmake -S . -B build` picks, for a
+	// user's own CMake builds next to mlxbuild's; it is only a Recommends
+	// of Debian's cmake, which --no-install-recommends leaves out.
+	// mlxbuild and its tests always use Ninja.
+	"make",
 	"libopenblas-dev", "liblapack-dev",
 	// Real MLX: lapacke.h (liblapack-dev lacks it) and fmt for the
 	// system provider of the fmt dependency (USE_SYSTEM_FMT=ON).
@@ -34,88 +39,73 @@ var SetupPackages = []string{
 	"librust-cc-dev", "librust-cxx-dev", "librust-cxx-build-dev",
 }
 
-// Setup installs the missing SetupPackages with apt-get on Debian and
-// Ubuntu (as root), and elsewhere prints what to install. cargo counts as
-// present when it is on PATH (rustup) or installed as a package.
+// MinRust is the oldest Rust the Cargo examples and tests build with:
+// their Cargo.lock files are version 4 (Cargo 1.78) and their build
+// scripts use let-else (Rust 1.65). The examples' Cargo.toml files say
+// the same (rust-version).
+const MinRust = "1.78"
+
+// debianCargo is where Debian's cargo packages (cargo, and cargo-web on
+// Debian 12) install cargo.
+const debianCargo = "/usr/bin/cargo"
+
+// rustPackages are the Debian packages of the Rust toolchain the tests
+// and the Cargo examples build with. Debian 12's own cargo and rustc
+// (1.65/1.63) are older than MinRust; its security updates carry a
+// current Rust as cargo-web and rustc-web (1.96 when written), which
+// install /usr/bin/cargo and /usr/bin/rustc in their place (they conflict
+// with cargo and rustc, and apt swaps them). Later releases' cargo is new
+// enough.
+func rustPackages(rel osRelease) []string {
+	if rel["ID"] == "debian" && rel["VERSION_CODENAME"] == "bookworm" {
+		return []string{"cargo-web", "rustc-web"}
+	}
+	return []string{"cargo"}
+}
+
+// Setup installs the missing SetupPackages and rustPackages with apt-get
+// on Debian and Ubuntu (as root), and elsewhere prints what to install.
+// apt's output goes to a log file (aptInstall); what was installed is one
+// line.
 func Setup(ctx context.Context, o Options) error {
 	o = o.withDefaults()
 	pr := o.printer()
-	if !debianLike() {
+	rel := readOSRelease(osReleasePath)
+	want := append(append([]string(nil), SetupPackages...), rustPackages(rel)...)
+	if !rel.debianLike() {
 		pr.Warn("setup installs packages only on Debian and Ubuntu; on this system install the equivalents of:")
-		pr.Info("%s", strings.Join(SetupPackages, " "))
+		pr.Info("%s (Rust %s or newer)", strings.Join(SetupPackages, " "), MinRust)
 		return nil
-	}
-	want := append([]string(nil), SetupPackages...)
-	if !onPath("cargo") {
-		want = append(want, "cargo")
 	}
 	missing, err := missingPackages(ctx, want)
 	if err != nil {
 		return err
 	}
 	if len(missing) == 0 {
-		pr.Done("every package the tests and the example need is installed (%d checked)", len(want))
-		return nil
+		pr.Done("every package the tests and the example need is installed (%s checked)", plural.Count(len(want), "package"))
+	} else {
+		if !isRoot() {
+			return fmt.Errorf("setup needs root to install packages; run as root, or install them yourself:\n  sudo apt-get update && sudo apt-get install -y --no-install-recommends %s", strings.Join(missing, " "))
+		}
+		if err := aptInstall(ctx, pr, missing); err != nil {
+			return err
+		}
+		pr.Done("installed %s: %s", plural.Count(len(missing), "package"), strings.Join(missing, " "))
 	}
-	pr.Step("installing %d missing packages: %s", len(missing), strings.Join(missing, " "))
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("setup needs root to install packages; run as root, or install them yourself:\n  sudo apt-get update && sudo apt-get install -y %s", strings.Join(missing, " "))
-	}
-	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-	if _, err := proc.Run(ctx, proc.Cmd{Path: "apt-get", Args: []string{"update", "-qq"}, Env: env, Stdout: o.Stderr, Stderr: o.Stderr}); err != nil {
-		return fmt.Errorf("apt-get update failed: %w", err)
-	}
-	args := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, missing...)
-	if _, err := proc.Run(ctx, proc.Cmd{Path: "apt-get", Args: args, Env: env, Stdout: o.Stderr, Stderr: o.Stderr}); err != nil {
-		return fmt.Errorf("apt-get install failed: %w", err)
-	}
-	pr.Done("installed %s", strings.Join(missing, " "))
+	warnForeignCargo(pr)
 	return nil
 }
 
-func debianLike() bool {
-	f, err := os.Open("/etc/os-release")
-	if err != nil {
-		return false
+// warnForeignCargo says when the cargo on PATH is not the one setup
+// installs: the tests and the Cargo examples run the first cargo on PATH,
+// and a newcomer's machine has only Debian's.
+func warnForeignCargo(pr interface{ Warn(string, ...any) }) {
+	path, err := lookPath("cargo")
+	if err != nil || path == debianCargo {
+		return
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok || (k != "ID" && k != "ID_LIKE") {
-			continue
-		}
-		for _, id := range strings.Fields(strings.Trim(v, `"`)) {
-			if id == "debian" || id == "ubuntu" {
-				return true
-			}
-		}
-	}
-	return false
+	pr.Warn("cargo on PATH is %s, not Debian's %s that setup installs; the tests and the Cargo examples use the first cargo on PATH (put /usr/bin first to test what a fresh Debian machine has)", path, debianCargo)
 }
 
-// missingPackages asks dpkg which of pkgs are not installed.
-func missingPackages(ctx context.Context, pkgs []string) ([]string, error) {
-	args := append([]string{"-W", "-f=${Package} ${db:Status-Abbrev}\n"}, pkgs...)
-	res, _ := proc.Run(ctx, proc.Cmd{Path: "dpkg-query", Args: args})
-	installed := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(string(res.Stdout)))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && strings.HasPrefix(f[1], "ii") {
-			installed[strings.Split(f[0], ":")[0]] = true
-		}
-	}
-	var missing []string
-	for _, p := range pkgs {
-		if !installed[p] {
-			missing = append(missing, p)
-		}
-	}
-	return missing, nil
-}
-
-func onPath(name string) bool {
-	_, err := lookPath(name)
-	return err == nil
-}
+// isRoot is a seam for tests: apt-get needs root.
+var isRoot = func() bool { return os.Geteuid() == 0 }

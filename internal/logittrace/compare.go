@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // DefaultDecided is the reference tool's threshold: a position whose
@@ -83,8 +85,8 @@ func (e *NotComparableError) Error() string {
 		return fmt.Sprintf("traces not comparable: %s has %d positions and %s %d; produce both from the same corpus and chunking",
 			e.Reference, e.RefCount, e.Candidate, e.CandCount)
 	}
-	return fmt.Sprintf("traces not comparable: they disagree about the corpus token at %d position(s), first at index %d (%s, %s); produce both from the same corpus",
-		e.Mismatched, e.First, fail.Pos{File: e.Reference, Line: e.RefLine}, fail.Pos{File: e.Candidate, Line: e.CandLine})
+	return fmt.Sprintf("traces not comparable: they disagree about the corpus token at %s, first at index %d (%s, %s); produce both from the same corpus",
+		plural.Count(e.Mismatched, "position"), e.First, fail.Pos{File: e.Reference, Line: e.RefLine}, fail.Pos{File: e.Candidate, Line: e.CandLine})
 }
 
 // Kind is configuration: traces that cannot be compared are the user's to

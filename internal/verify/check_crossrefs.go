@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // CrossRefs checks issue references across a repository. On GitHub a bare
@@ -135,7 +137,7 @@ func (c CrossRefs) Run(ctx context.Context) Result {
 			}
 		}
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d vendored, %d own files", vendored, owned))
+	return result(c.Name(), fs, plural.Count(vendored, "vendored file")+", "+plural.Count(owned, "own file"))
 }
 
 // commentsOnly returns C/C++ source with everything but comments blanked,

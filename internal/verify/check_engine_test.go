@@ -52,7 +52,7 @@ func TestEngineKernelPorts(t *testing.T) {
 		return KernelPorts{Root: root, Helpers: []string{"**/kernel_port.cpp"}, Exclude: []string{"src/lib/mlx-cpp/patches-*/**"}}
 	}
 	r := mustPass(t, c(engine))
-	if want := "3 launcher files (3 support predicates), 1 Rust files"; r.Reason != want {
+	if want := "3 launcher files (3 support predicates), 1 Rust file"; r.Reason != want {
 		t.Errorf("reason = %q, want %q", r.Reason, want)
 	}
 	for name, tc := range map[string]struct {
@@ -121,7 +121,7 @@ func TestEngineCrossRefs(t *testing.T) {
 		return CrossRefs{Root: root, Vendored: []string{"src/lib/mlx-cpp/patches-*/**"}, Repo: "lablup/mlxcel"}
 	}
 	r := mustPass(t, c(engine))
-	if r.Reason != "1 vendored, 8 own files" {
+	if r.Reason != "1 vendored file, 8 own files" {
 		t.Errorf("reason = %q", r.Reason)
 	}
 	// A bare number in a vendored comment is the fork's issue.

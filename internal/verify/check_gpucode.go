@@ -12,6 +12,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // GPUCode checks the GPU code objects inside the built archives against the
@@ -104,7 +106,7 @@ func (c GPUCode) Run(ctx context.Context) Result {
 		fs = append(fs, Finding{File: c.LinkPlan, Message: fmt.Sprintf("no archive of the link plan (%s) holds %s GPU code", listOrNone(plan.Static), c.Backend),
 			Fix: "check that the backend's kernel library is in link.static of the spec"})
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%s with GPU code compared with %s", plural(compared, "object"), listed))
+	return result(c.Name(), fs, fmt.Sprintf("%s with GPU code compared with %s", plural.Count(compared, "object"), listed))
 }
 
 // cargoAgrees compares the plan's list with cargo.txt's rustc-env line for
@@ -156,7 +158,7 @@ func describeMembers(members []string) string {
 	case len(named) <= 3:
 		return strings.Join(named, ", ")
 	}
-	return fmt.Sprintf("%s and %d more objects", strings.Join(named[:3], ", "), len(named)-3)
+	return fmt.Sprintf("%s and %d more", strings.Join(named[:3], ", "), len(named)-3)
 }
 
 func sortedKeysOf(m map[string][]string) []string {

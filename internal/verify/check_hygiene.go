@@ -10,6 +10,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Hygiene checks vendored and owned code in an overlay (check 6):
@@ -93,7 +95,7 @@ func (c Hygiene) Run(ctx context.Context) Result {
 		}
 	}
 	fs = append(fs, c.notice()...)
-	return result(c.Name(), fs, fmt.Sprintf("%d vendored, %d owned files", vendored, owned))
+	return result(c.Name(), fs, plural.Count(vendored, "vendored file")+", "+plural.Count(owned, "owned file"))
 }
 
 // bareIssues returns a finding per bare #NNN issue reference in data.

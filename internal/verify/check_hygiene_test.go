@@ -8,7 +8,7 @@ func hygiene(root string) Hygiene {
 
 func TestHygieneClean(t *testing.T) {
 	r := mustPass(t, hygiene("testdata/hygiene/clean"))
-	if r.Reason != "1 vendored, 2 owned files" {
+	if r.Reason != "1 vendored file, 2 owned files" {
 		t.Errorf("reason = %q", r.Reason)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Integrity checks a materialized tree (check 3): it must equal pristine +
@@ -100,7 +102,7 @@ func (c Integrity) Run(ctx context.Context) Result {
 		}
 	}
 	sortFindings(fs)
-	return result(c.Name(), fs, fmt.Sprintf("%d files compared", len(tree)))
+	return result(c.Name(), fs, plural.Count(len(tree), "file")+" compared")
 }
 
 // compareFiles returns a finding when the tree file differs from its source.

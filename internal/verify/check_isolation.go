@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Isolation checks that a build compiled nothing of another backend (check
@@ -101,7 +103,7 @@ func (c Isolation) Run(ctx context.Context) Result {
 			Message: fmt.Sprintf("compiles %s, a file of another backend's overlay (%s)", rel, src),
 			Fix:     "the overlay must be copied only for its own backend: clean this backend's tree (cache:clean) and rebuild, and check that its CMake options do not enable the other backend"})
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d compile commands", len(cmds)))
+	return result(c.Name(), fs, plural.Count(len(cmds), "compile command"))
 }
 
 // leaked reports whether the tree's copy of rel is the foreign overlay's

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // KernelKeys checks custom-kernel launches (check 4). MLX's GPU backends
@@ -120,9 +122,9 @@ func (c KernelKeys) Run(ctx context.Context) Result {
 		fs = append(fs, scopeFindings(c.Root, scope, c.Files, c.Count, "kernel_keys")...)
 	}
 	if c.Launches == "initializers" {
-		return result(c.Name(), fs, fmt.Sprintf("%d template_args initializers in %d files with %d cuda_kernel/hip_kernel call sites, %d module cache look-ups", inits, len(scope), sites, caches))
+		return result(c.Name(), fs, fmt.Sprintf("%s in %s with %s, %s", plural.Count(inits, "template_args initializer"), plural.Count(len(scope), "file"), plural.Count(sites, "cuda_kernel/hip_kernel call site"), plural.Count(caches, "module cache look-up")))
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d call sites in %d files, %d module cache look-ups", sites, len(scope), caches))
+	return result(c.Name(), fs, fmt.Sprintf("%s in %s, %s", plural.Count(sites, "call site"), plural.Count(len(scope), "file"), plural.Count(caches, "module cache look-up")))
 }
 
 // scopeFindings compares the files found in scope with the declaration.

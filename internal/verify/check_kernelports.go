@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // KernelPorts checks an engine's kernel-port dispatch: a fused kernel that
@@ -125,7 +127,7 @@ func (c KernelPorts) Run(ctx context.Context) Result {
 		fs = append(fs, anyWavePorts(file, src, code)...)
 	}
 	sortFindings(fs)
-	return result(c.Name(), fs, fmt.Sprintf("%d launcher files (%d support predicates), %d Rust files", nLaunchers, nPredicates, nRust))
+	return result(c.Name(), fs, fmt.Sprintf("%s (%s), %s", plural.Count(nLaunchers, "launcher file"), plural.Count(nPredicates, "support predicate"), plural.Count(nRust, "Rust file")))
 }
 
 // portDispatch applies rules 1 to 4 to one launcher source (code is src

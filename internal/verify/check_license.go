@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // LicenseHeaders checks that every owned source of a repository carries a
@@ -80,7 +82,7 @@ func (c LicenseHeaders) Run(ctx context.Context) Result {
 		fs = append(fs, Finding{Message: fmt.Sprintf("no file under %s matches %s", c.Root, strings.Join(files, ", ")),
 			Fix: "correct files: (or root:) of the license_headers check"})
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d owned files", len(selected)))
+	return result(c.Name(), fs, plural.Count(len(selected), "owned file"))
 }
 
 // hasHeader reports whether one of the first lines of data matches re.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/proc"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Link checks built ELF files (check 9): their NEEDED entries include the
@@ -63,7 +65,7 @@ func (c Link) Run(ctx context.Context) Result {
 	for _, f := range files {
 		fs = append(fs, c.checkFile(ctx, l, f)...)
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%s checked", plural(len(files), "file")))
+	return result(c.Name(), fs, fmt.Sprintf("%s checked", plural.Count(len(files), "file")))
 }
 
 func (c Link) checkFile(ctx context.Context, l *loader, file string) []Finding {

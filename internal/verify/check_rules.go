@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Rules checks a project's own source conventions (check 8), each rule a
@@ -47,7 +49,7 @@ func (c Rules) Run(ctx context.Context) Result {
 	for _, r := range c.Rules {
 		fs = append(fs, c.apply(r)...)
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d rules", len(c.Rules)))
+	return result(c.Name(), fs, plural.Count(len(c.Rules), "rule"))
 }
 
 func (c Rules) apply(r Rule) []Finding {
@@ -83,7 +85,7 @@ func (c Rules) apply(r Rule) []Finding {
 			Fix: "correct the rule's files: globs, or delete the rule if it no longer applies"}}
 	}
 	if r.Count > 0 && len(files) != r.Count {
-		fs = append(fs, Finding{Message: fmt.Sprintf("rule %q selects %d files, declared count: %d", r.Name, len(files), r.Count),
+		fs = append(fs, Finding{Message: fmt.Sprintf("rule %q selects %s, declared count: %d", r.Name, plural.Count(len(files), "file"), r.Count),
 			Fix: fmt.Sprintf("check which files entered or left the rule, then set count: %d", len(files))})
 	}
 	for _, rel := range files {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Wave32 checks ROCm kernel sources for the wavefront size (check 5), by the
@@ -87,8 +89,8 @@ func (c Wave32) Run(ctx context.Context) Result {
 		}
 		fs = append(fs, ffs...)
 	}
-	return result(c.Name(), fs, fmt.Sprintf("%d of %d files use lanes: %d guarded wave32, %d for any wave size, %d of these JIT kernels in strings",
-		st.files, len(files), st.guarded, st.units-st.guarded, st.jit))
+	return result(c.Name(), fs, fmt.Sprintf("%d of %s use lanes: %d guarded wave32, %d for any wave size, %d of these JIT kernels in strings",
+		st.files, plural.Count(len(files), "file"), st.guarded, st.units-st.guarded, st.jit))
 }
 
 // wave32Stats counts the units that use lanes.

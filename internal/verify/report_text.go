@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/ui"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // WriteText writes one line per check (PASS, FAIL or SKIP, the check's name
@@ -28,7 +30,7 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 			writeFinding(&b, f, "      ")
 		}
 	}
-	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped", plural(len(rs), "check"), n.pass, n.fail, n.skip)
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped", plural.Count(len(rs), "check"), n.pass, n.fail, n.skip)
 	if n.notRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", n.notRun)
 	}
@@ -56,14 +58,7 @@ func summarize(r Result) string {
 		return r.Reason
 	}
 	if r.Reason == "" {
-		return plural(len(r.Findings), "finding")
+		return plural.Count(len(r.Findings), "finding")
 	}
-	return plural(len(r.Findings), "finding") + " (" + r.Reason + ")"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return plural.Count(len(r.Findings), "finding") + " (" + r.Reason + ")"
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // checkOptions say which overlay to hold against its fork and pin.
@@ -338,9 +340,9 @@ func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout,
 
 // Render writes the report as terse lines, findings last.
 func (r *checkReport) Render(w io.Writer) {
-	fmt.Fprintf(w, "backend: %d files, %d modified from fork %s, %d local-only, %d dropped\n",
-		r.backendFiles, len(r.modified), short(r.fork), len(r.localOnly), len(r.dropped))
-	fmt.Fprintf(w, "core: %d files, rebuilt from pin %s + fork %s (merge base %s)\n", r.core, short(r.pin), short(r.fork), short(r.base))
+	fmt.Fprintf(w, "backend: %s, %d modified from fork %s, %d local-only, %d dropped\n",
+		plural.Count(r.backendFiles, "file"), len(r.modified), short(r.fork), len(r.localOnly), len(r.dropped))
+	fmt.Fprintf(w, "core: %s, rebuilt from pin %s + fork %s (merge base %s)\n", plural.Count(r.core, "file"), short(r.pin), short(r.fork), short(r.base))
 	for _, rf := range r.residuals {
 		tag := ""
 		if rf.conflicted {

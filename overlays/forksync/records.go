@@ -12,6 +12,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // recordsReport is one overlay's LOCAL_FIXES.md.
@@ -109,11 +111,11 @@ func (r recordsReport) Render(w io.Writer) {
 			}
 		}
 		if outside > 0 {
-			fmt.Fprintf(w, "       (and %d name%s outside the overlay: upstream or engine files)\n", outside, plural(outside))
+			fmt.Fprintf(w, "       (and %s outside the overlay: upstream or engine files)\n", plural.Count(outside, "name"))
 		}
 	}
-	fmt.Fprintf(w, "  %d item%s: %d retarget-only, %d applies to the fork, %d to be proposed, %d proposed, %d without a status\n",
-		len(r.items), plural(len(r.items)), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
+	fmt.Fprintf(w, "  %s: %d retarget-only, %d applies to the fork, %d to be proposed, %d proposed, %d without a status\n",
+		plural.Count(len(r.items), "item"), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
 		counts[records.StatusToBeProposed], counts[records.StatusProposed], counts[records.StatusUnknown])
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "  %s: %s; %s\n", fail.Pos{File: r.file, Line: p.Line}, p.Message, p.Fix)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // Render writes the drift report for people: each core file, and the
@@ -27,10 +29,10 @@ func (r *driftReport) Render(w io.Writer) {
 		case f.binary:
 			fmt.Fprintf(w, "%s: upstream changed this binary file; compare it by hand\n", f.path)
 		case len(f.missing) == 0:
-			fmt.Fprintf(w, "%s: upstream changed it; the overlay has all %d hunk%s\n", f.path, f.contained, plural(f.contained))
+			fmt.Fprintf(w, "%s: upstream changed it; the overlay has all %s\n", f.path, plural.Count(f.contained, "hunk"))
 			continue
 		default:
-			fmt.Fprintf(w, "%s: upstream changed it; the overlay lacks %d of %d hunk%s (it would revert them):\n", f.path, len(f.missing), len(f.missing)+f.contained, plural(len(f.missing)+f.contained))
+			fmt.Fprintf(w, "%s: upstream changed it; the overlay lacks %d of %s (it would revert them):\n", f.path, len(f.missing), plural.Count(len(f.missing)+f.contained, "hunk"))
 		}
 		for _, h := range f.missing {
 			fmt.Fprintf(w, "  %s\n", h.header())
@@ -40,24 +42,17 @@ func (r *driftReport) Render(w io.Writer) {
 		}
 	}
 	if moved := r.moved(); len(moved) > 0 {
-		fmt.Fprintf(w, "%d core file%s moved upstream: %s\n", len(moved), plural(len(moved)), strings.Join(moved, ", "))
+		fmt.Fprintf(w, "%s moved upstream: %s\n", plural.Count(len(moved), "core file"), strings.Join(moved, ", "))
 	} else {
 		fmt.Fprintln(w, "no core file moved upstream")
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Render writes what a sync did: the commits, the files by what happened
 // to them, and notes.
 func (r *syncResult) Render(w io.Writer) {
 	if !r.changed() && len(r.conflicts) == 0 {
-		fmt.Fprintf(w, "overlay already at fork commit %s: nothing changed (%d local-only file%s kept)\n", short(r.to), r.localOnly, plural(r.localOnly))
+		fmt.Fprintf(w, "overlay already at fork commit %s: nothing changed (%s kept)\n", short(r.to), plural.Count(r.localOnly, "local-only file"))
 	} else {
 		fmt.Fprintf(w, "fork %s -> %s", short(r.from), short(r.to))
 		if r.base != r.newBase {
@@ -72,7 +67,7 @@ func (r *syncResult) Render(w io.Writer) {
 				fmt.Fprintf(w, "  %s: %s\n", g.what, p)
 			}
 		}
-		fmt.Fprintf(w, "  %d local-only file%s kept\n", r.localOnly, plural(r.localOnly))
+		fmt.Fprintf(w, "  %s kept\n", plural.Count(r.localOnly, "local-only file"))
 	}
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)

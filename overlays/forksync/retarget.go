@@ -13,6 +13,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // retargetOptions say which overlay's core files move to which MLX pin.
@@ -43,7 +45,7 @@ type RetargetConflictError struct{ result *retargetResult }
 
 func (e *RetargetConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "retarget to %s stopped: %d core file(s) did not merge, and the overlay was left as it was:\n", short(e.result.to), len(e.result.conflicts))
+	fmt.Fprintf(&b, "retarget to %s stopped: %s did not merge, and the overlay was left as it was:\n", short(e.result.to), plural.Count(len(e.result.conflicts), "core file"))
 	for _, c := range e.result.conflicts {
 		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.path, c.why, c.staged)
 	}

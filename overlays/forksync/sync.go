@@ -13,6 +13,8 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // syncOptions say what to sync.
@@ -64,7 +66,7 @@ type ConflictError struct{ result *syncResult }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "overlay sync to %s stopped: %d file(s) did not merge, and the overlay was left as it was:\n", short(e.result.to), len(e.result.conflicts))
+	fmt.Fprintf(&b, "overlay sync to %s stopped: %s did not merge, and the overlay was left as it was:\n", short(e.result.to), plural.Count(len(e.result.conflicts), "file"))
 	for _, c := range e.result.conflicts {
 		fmt.Fprintf(&b, "  %s: %s\n    staged copy: %s\n", c.path, c.why, c.staged)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/overlays/records"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // vendoring reports whether the overlay holds nothing of the fork yet:
@@ -62,7 +64,7 @@ func (p *syncPlan) vendorCore(ctx context.Context, repo *repo, o syncOptions, up
 	pinField, _ := up.Get("retargeted_to_mlx_pin")
 	pin := pinField.Value
 	if pin == "" || !repo.has(ctx, pin) {
-		p.res.notes = append(p.res.notes, fmt.Sprintf("%d MLX file(s) the fork changes were not added: the pin %s (UPSTREAM's retargeted_to_mlx_pin) is not in the fork's repository, so pin + fork delta cannot be built; add them with overlay:retarget from the merge base", len(paths), short(pin)))
+		p.res.notes = append(p.res.notes, fmt.Sprintf("%s the fork changes were not added: the pin %s (UPSTREAM's retargeted_to_mlx_pin) is not in the fork's repository, so pin + fork delta cannot be built; add them with overlay:retarget from the merge base", plural.Count(len(paths), "MLX file"), short(pin)))
 		return nil
 	}
 	trees := make([]files, 3)

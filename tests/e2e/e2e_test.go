@@ -110,8 +110,9 @@ func setup(e *testscript.Env, src string, goenv map[string]string) error {
 		"NO_COLOR":       "1",
 		"MLXBUILD_JOBS":  "2",
 		"CI":             os.Getenv("CI"),
-		// Cargo through rustup finds its toolchains from the real home;
-		// no script fetches a crate.
+		// Cargo's home as the caller has it (.ci/run makes a fresh one; a
+		// developer's rustup cargo finds its toolchains from the real
+		// home); no script fetches a crate.
 		"RUSTUP_HOME":       orDefault(os.Getenv("RUSTUP_HOME"), filepath.Join(realHome, ".rustup")),
 		"CARGO_HOME":        orDefault(os.Getenv("CARGO_HOME"), filepath.Join(realHome, ".cargo")),
 		"CARGO_NET_OFFLINE": "true",

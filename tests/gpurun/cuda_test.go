@@ -17,6 +17,8 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 	"github.com/mlxbuild/mlxbuild/tests/gpurun"
+
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // TestCUDAEndToEnd builds the bundled example's CUDA overlay through
@@ -115,7 +117,7 @@ func TestCUDAEndToEnd(t *testing.T) {
 		wants := []string{"backend=cuda archs=" + strings.ReplaceAll(want, ";", ","), "matches the CPU"}
 		if os.Getenv("CUDA_VISIBLE_DEVICES") == "" {
 			// The runtime sees what nvidia-smi lists unless a mask hides some.
-			wants = append(wants, "cuda: "+strconv.Itoa(len(gpus.Lines))+" device(s), ")
+			wants = append(wants, "cuda: "+plural.Count(len(gpus.Lines), "device")+", ")
 		}
 		for _, w := range wants {
 			if !strings.Contains(out, w) {

@@ -118,12 +118,19 @@ func (r *run) explain(w io.Writer) error {
 			return nil
 		}
 	}
-	if what == "" {
+	// A touched source changes none of mlxbuild's inputs, but the build
+	// passes the touch on to the tree, and Ninja rebuilds from it.
+	touched := touchReasons(r.pendingTouches(), false)
+	switch {
+	case what == "" && len(touched) == 0:
 		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
 		return nil
+	case what == "":
+		fmt.Fprintln(w, "would redo: Ninja's build only (nothing in mlxbuild's inputs changed), because:")
+	default:
+		fmt.Fprintf(w, "would redo: %s, because:\n", what)
 	}
-	fmt.Fprintf(w, "would redo: %s, because:\n", what)
-	for _, r := range d.Why {
+	for _, r := range append(d.Why, touched...) {
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
 	return nil

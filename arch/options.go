@@ -71,6 +71,10 @@ type Result struct {
 	Source   string   // e.g. "env MLX_ROCM_ARCHITECTURES", "kfd nodes 1,2", "nvidia-smi rows 0-7"
 	Warnings []string
 	tried    []string // what was tried, in order, for the failure message
+	// defaulted is set when no probe found a GPU and the targets are the
+	// spec's default list: that list as written and the variable that
+	// chooses instead (see DefaultNote).
+	defaulted struct{ list, variable string }
 }
 
 func (o Options) getenv(k string) string {

@@ -93,7 +93,8 @@ func exampleFor(backend string) string {
 	return `"gfx1100;gfx1151"`
 }
 
-// fromDefault uses a spec's default list with a warning, or fails with none.
+// fromDefault uses a spec's default list, noted for DefaultNote, or fails
+// with none.
 func fromDefault(backend string, r Result, def []string, none *ResolveError) (Result, error) {
 	if len(def) > 0 {
 		for _, d := range def {
@@ -101,7 +102,7 @@ func fromDefault(backend string, r Result, def []string, none *ResolveError) (Re
 				return r, fail.AsConfig(fmt.Errorf("the spec's default %s architectures: %w; fix the spec's list", backend, err))
 			}
 		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("no GPU found; building for the spec's default list %s (set %s to choose)", Join(def), none.variable))
+		r.defaulted.list, r.defaulted.variable = Join(def), none.variable
 		return finish(backend, r, def, "spec default"), nil
 	}
 	r.tried = append(r.tried, "spec default: none")

@@ -3,6 +3,7 @@ package arch
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -203,14 +204,30 @@ func TestROCmRocminfoHangIsCutOff(t *testing.T) {
 	}
 }
 
-func TestROCmDefaultWithWarning(t *testing.T) {
+// TestROCmDefaultWithNote: the spec's default list, used when no GPU is
+// found, is noted by DefaultNote with the caller's verb, and is not among
+// the warnings every caller prints (a no-op build has nothing to say).
+func TestROCmDefaultWithNote(t *testing.T) {
 	env := isolated(t, t.TempDir())
 	r, err := ResolveROCm(context.Background(), Options{Env: testEnv(env), Default: []string{"gfx1100", "gfx90a", "gfx1100"}})
 	if err != nil || Join(r.Targets) != "gfx1100;gfx90a" || r.Source != "spec default" {
 		t.Fatalf("got %v from %q, %v", r.Targets, r.Source, err)
 	}
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "MLX_ROCM_ARCHITECTURES") {
-		t.Errorf("warnings = %q", r.Warnings)
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings = %q, want none", r.Warnings)
+	}
+	for verb, want := range map[string]string{
+		Building:   "no GPU found; building for the spec's default list gfx1100;gfx90a;gfx1100 (set MLX_ROCM_ARCHITECTURES to choose)",
+		WouldBuild: "no GPU found; would build for the spec's default list gfx1100;gfx90a;gfx1100 (set MLX_ROCM_ARCHITECTURES to choose)",
+	} {
+		if got := r.DefaultNote(verb); got != want {
+			t.Errorf("DefaultNote(%q) = %q, want %q", verb, got, want)
+		}
+	}
+	chosen := maps.Clone(env)
+	chosen["MLX_ROCM_ARCHITECTURES"] = "gfx90a"
+	if r, err := ResolveROCm(context.Background(), Options{Env: testEnv(chosen), Default: []string{"gfx1030"}}); err != nil || r.DefaultNote(Building) != "" {
+		t.Errorf("from the variable: note %q, %v; want none", r.DefaultNote(Building), err)
 	}
 	if _, err := ResolveROCm(context.Background(), Options{Env: testEnv(env), Default: []string{"gfx1100;x"}}); err == nil {
 		t.Error("an invalid spec default passed")
@@ -343,7 +360,7 @@ func TestCUDAUnsupportedField(t *testing.T) {
 	}
 	// With a spec default the build goes on, with a warning.
 	r, err := ResolveCUDA(context.Background(), Options{Env: testEnv(env), Default: []string{"86", "75"}})
-	if err != nil || Join(r.Targets) != "75;86" || r.Source != "spec default" || len(r.Warnings) != 1 {
+	if err != nil || Join(r.Targets) != "75;86" || r.Source != "spec default" || r.DefaultNote(Building) == "" {
 		t.Errorf("default: %+v, %v", r, err)
 	}
 }

@@ -134,7 +134,7 @@ func parseNvccVersion(out string) (*version.Version, error) {
 
 // String describes the toolkit in one line.
 func (c *cudaToolkit) String() string {
-	return fmt.Sprintf("CUDA %s at %s (%s)", c.version, c.root, c.from)
+	return describeToolchain("CUDA", c.version, c.root, c.from)
 }
 
 func init() {

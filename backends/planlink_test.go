@@ -151,15 +151,17 @@ func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantInclude := []string{tree, build, filepath.Join(build, "generated"), filepath.Join(tc.Root, "include")}
+	// The built-in spec names the toolchain's include directory (HIP's
+	// headers) before the override's directories.
+	wantInclude := []string{tree, build, filepath.Join(tc.Root, "include"), filepath.Join(build, "generated")}
 	if !slices.Equal(p.Compile.Include, wantInclude) {
 		t.Errorf("include %v, want %v", p.Compile.Include, wantInclude)
 	}
-	wantDefines := []string{"MLXBUILD_BACKEND_ROCM", "MLXBUILD_GPU_BACKEND", "MLXCEL_BRIDGE_ROCM_BACKEND", "LEVEL=2"}
+	wantDefines := []string{"MLXBUILD_BACKEND_ROCM", "MLXBUILD_GPU_BACKEND", "__HIP_PLATFORM_AMD__", "MLXCEL_BRIDGE_ROCM_BACKEND", "LEVEL=2"}
 	if !slices.Equal(p.Compile.Defines, wantDefines) {
 		t.Errorf("defines %v, want %v (ONLY_MAC is darwin's)", p.Compile.Defines, wantDefines)
 	}
-	wantLine := "-std=c++17 -I" + strings.Join(wantInclude, " -I") + " -DMLXBUILD_BACKEND_ROCM -DMLXBUILD_GPU_BACKEND -DMLXCEL_BRIDGE_ROCM_BACKEND -DLEVEL=2\n"
+	wantLine := "-std=c++17 -I" + strings.Join(wantInclude, " -I") + " -DMLXBUILD_BACKEND_ROCM -DMLXBUILD_GPU_BACKEND -D__HIP_PLATFORM_AMD__ -DMLXCEL_BRIDGE_ROCM_BACKEND -DLEVEL=2\n"
 	if got := p.Cxxflags(); got != wantLine {
 		t.Errorf("cxxflags.txt\n got %q\nwant %q", got, wantLine)
 	}
@@ -168,7 +170,7 @@ func TestLinkPlanCompileAndCargoMetadata(t *testing.T) {
 		"cargo:runpath=" + tc.Lib + "\n",
 		"cargo:rpath_mode=runpath\n",
 		"cargo:include=" + strings.Join(wantInclude, ":") + "\n",
-		"cargo:defines=MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND MLXCEL_BRIDGE_ROCM_BACKEND LEVEL=2\n",
+		"cargo:defines=MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND __HIP_PLATFORM_AMD__ MLXCEL_BRIDGE_ROCM_BACKEND LEVEL=2\n",
 		"cargo:cxx_std=c++17\n",
 		"cargo:backend=rocm\n",
 		"cargo:rerun-if-changed=" + filepath.Join(build, "libmlx.a") + "\n",

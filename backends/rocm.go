@@ -320,7 +320,7 @@ func (r *rocmToolchain) compilerResourceBitcode() []string {
 
 // String describes the toolchain in one line for summaries and errors.
 func (r *rocmToolchain) String() string {
-	return fmt.Sprintf("ROCm %s at %s (%s)", r.version, r.root, r.from)
+	return describeToolchain("ROCm", r.version, r.root, r.from)
 }
 
 func init() {

@@ -68,16 +68,17 @@ func (r *rocmToolchain) probeArch(gfx string) error {
 	if said == "" {
 		said = err.Error()
 	}
-	return fmt.Errorf("%s is not supported by the ROCm %s toolchain at %s (%s says: %s): install a ROCm release that supports %s (AMD's packages, ROCm 6.x) and set ROCM_PATH to it, or remove %s from MLX_ROCM_ARCHITECTURES",
-		gfx, r.version, r.root, filepath.Base(r.hipCompiler), said, gfx, gfx)
+	return &UnsupportedArchError{Target: gfx, Toolchain: fmt.Sprintf("ROCm %s toolchain at %s", r.version, r.root), Said: filepath.Base(r.hipCompiler) + ": " + said}
 }
 
 // compilerComplaint returns the compiler's first error line without its
-// "clang: error: " prefix.
+// "clang: error: " prefix, up to its first "; " (clang's invalid target ID
+// goes on with 200 characters on the format of target IDs).
 func compilerComplaint(out string) string {
 	for _, l := range strings.Split(out, "\n") {
 		if i := strings.Index(l, "error: "); i >= 0 {
-			return strings.TrimSpace(l[i+len("error: "):])
+			said, _, _ := strings.Cut(l[i+len("error: "):], "; ")
+			return strings.TrimSpace(said)
 		}
 	}
 	return firstLine(out)

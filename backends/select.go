@@ -16,6 +16,13 @@ type request struct {
 	from    string // "target build:rocm", "MLXBUILD_BACKENDS", "CARGO_FEATURE_ROCM"
 }
 
+// Backend is the backend asked for.
+func (r request) Backend() string { return r.backend }
+
+// From says who asked: "target build:rocm", "MLXBUILD_BACKENDS",
+// "CARGO_FEATURE_ROCM".
+func (r request) From() string { return r.from }
+
 // Requests gathers what the caller asked for: the target's own backend
 // (may be ""), MLXBUILD_BACKENDS (a comma list) and, under a Cargo build
 // script, the CARGO_FEATURE_<NAME> variables.

@@ -18,8 +18,13 @@ const busyWait = 200 * time.Millisecond
 // rootEntries are the entries of the cache root that mlxbuild makes besides
 // the backends' directories: the pristine sources and git mirrors
 // (overlays.Pristine, forksync), fork sync's locks, overlay:apiDrift's
-// builds and the verified dependency store (internal/deps, deps:fetch).
-var rootEntries = []string{"src", "sync", "apidrift", depsEntry}
+// builds, the verified dependency store (internal/deps, deps:fetch) and
+// the discovery memo every backend shares (Layout.Discovery).
+var rootEntries = []string{"src", "sync", "apidrift", depsEntry, discoveryEntry}
+
+// discoveryEntry is the root's folder of cached toolchain and tool
+// discovery (backends.memo); Layout.Discovery is its path.
+const discoveryEntry = "discovery"
 
 // depsEntry is the verified dependency store (internal/deps.StoreAt). Clean
 // keeps it unless asked: refilling it takes the network or a mirror, so an

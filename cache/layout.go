@@ -48,6 +48,16 @@ type Layout struct {
 	// DepsProvider is the CMake dependency provider internal/deps
 	// generates for the build (CMAKE_PROJECT_TOP_LEVEL_INCLUDES).
 	DepsProvider string
+	// Launch is the CMake file that puts the compiler launcher in front
+	// of a HIP build's custom commands (internal/flow's launchScript).
+	Launch string
+	// Launcher is internal/compilecache's copy of the mlxbuild binary
+	// that runs those commands (named here as compilecache names it:
+	// cache imports no launcher).
+	Launcher string
+	// Composed is the overlay composed from the backend's layers
+	// (overlays.Compose), when the project declares layers.
+	Composed string
 }
 
 // For returns the layout of backend under root. It only computes paths.
@@ -55,7 +65,7 @@ func For(root, backend string) Layout {
 	dir := filepath.Join(root, backend)
 	return Layout{
 		root:      root,
-		Discovery: filepath.Join(root, "discovery"),
+		Discovery: filepath.Join(root, discoveryEntry),
 		backend:   backend,
 		Dir:       dir,
 		Tree:      filepath.Join(dir, "tree"),
@@ -71,6 +81,9 @@ func For(root, backend string) Layout {
 
 		HIPPrefix:    filepath.Join(dir, "hip-prefix"),
 		DepsProvider: filepath.Join(dir, "deps-provider.cmake"),
+		Launch:       filepath.Join(dir, "launch.cmake"),
+		Launcher:     filepath.Join(dir, "mlxbuild-launch"),
+		Composed:     filepath.Join(dir, "overlay"),
 	}
 }
 
@@ -92,9 +105,11 @@ func Prepare(l Layout, project string) error {
 	return claimOwner(l, project)
 }
 
-// paths are every path of the layout under Dir, the lock included.
+// paths are every path of the layout under Dir, the lock included: what
+// Clean knows as mlxbuild's. A file or folder a build writes in Dir and
+// this list lacks is left by Clean and named as not mlxbuild's.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.Launcher, l.Composed}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -15,7 +15,7 @@ func generated(name string) (s *Spec, fingerprint string, ok bool) {
 	case "cpu":
 		return builtinCpu(), "911fbf0cdc142659", true
 	case "rocm":
-		return builtinRocm(), "93a5de559fd31468", true
+		return builtinRocm(), "9702b6358c1bfbd9", true
 	case "cuda":
 		return builtinCuda(), "6919b0fd3e8aecf6", true
 	case "metal":
@@ -340,17 +340,22 @@ func builtinRocm() *Spec {
 		Rpath: Rpath{Mode: "runpath", Dirs: []string{"{toolchain.lib}"}},
 		Compile: Compile{
 			Std:     "c++17",
-			Include: []string{"{tree}", "{build}"},
+			Include: []string{"{tree}", "{build}", "{toolchain.root}/include"},
 			Defines: []CompileDefine{
 				{
-					Pos:    fail.Pos{File: "configs/rocm.yaml", Line: 83, Col: 7},
+					Pos:    fail.Pos{File: "configs/rocm.yaml", Line: 87, Col: 7},
 					Name:   "MLXBUILD_BACKEND_ROCM",
-					Origin: "configs/rocm.yaml:83:7",
+					Origin: "configs/rocm.yaml:87:7",
 				},
 				{
-					Pos:    fail.Pos{File: "configs/rocm.yaml", Line: 84, Col: 7},
+					Pos:    fail.Pos{File: "configs/rocm.yaml", Line: 88, Col: 7},
 					Name:   "MLXBUILD_GPU_BACKEND",
-					Origin: "configs/rocm.yaml:84:7",
+					Origin: "configs/rocm.yaml:88:7",
+				},
+				{
+					Pos:    fail.Pos{File: "configs/rocm.yaml", Line: 89, Col: 7},
+					Name:   "__HIP_PLATFORM_AMD__",
+					Origin: "configs/rocm.yaml:89:7",
 				},
 			},
 		},

@@ -245,17 +245,17 @@ func TestMergeCompile(t *testing.T) {
 	if s.Compile.Std != "c++20" {
 		t.Errorf("std %q, want the override's c++20", s.Compile.Std)
 	}
-	if got := strings.Join(s.Compile.Include, " "); got != "{tree} {build} {build}/generated" {
+	if got := strings.Join(s.Compile.Include, " "); got != "{tree} {build} {toolchain.root}/include {build}/generated" {
 		t.Errorf("include %q: want the built-in's order first, no duplicate", got)
 	}
 	var flags []string
 	for _, d := range s.ActiveCompileDefines("linux") {
 		flags = append(flags, d.Flag())
 	}
-	if got := strings.Join(flags, " "); got != "MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND=1 MLXCEL_BRIDGE_ROCM_BACKEND" {
+	if got := strings.Join(flags, " "); got != "MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND=1 __HIP_PLATFORM_AMD__ MLXCEL_BRIDGE_ROCM_BACKEND" {
 		t.Errorf("defines %q", got)
 	}
-	if base.Compile.Std != "c++17" || len(base.Compile.Defines) != 2 {
+	if base.Compile.Std != "c++17" || len(base.Compile.Defines) != 3 {
 		t.Errorf("Merge changed the built-in spec: %+v", base.Compile)
 	}
 }

@@ -145,6 +145,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				}
 				c.touched++
 				c.changed = append(c.changed, rel)
+				c.touchedFiles = append(c.touchedFiles, rel)
 			} else {
 				c.unchanged++
 				tr.ctime = m.keptCTime(tr) // read, not written, by this run

@@ -35,6 +35,9 @@ type Stats struct {
 	listed                                                     int
 	Changed                                                    []string
 	HandEdited                                                 []string
+	// TouchedFiles are the Touched files, sorted: a build says that
+	// Ninja redoes their dependents because of them (see PendingTouches).
+	TouchedFiles []string
 }
 
 // workers is how many directories Materialize works on at once: one per P.
@@ -105,6 +108,7 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 		return Stats{}, nil, m.err
 	}
 	slices.Sort(m.stats.Changed)
+	slices.Sort(m.stats.TouchedFiles)
 	slices.Sort(m.stats.HandEdited)
 	man := m.result()
 	deps, err := touchDependents(m.tree, man, m.stats.Changed)
@@ -333,6 +337,7 @@ func (m *materializer) dir(j dirJob) error {
 	m.stats.listed += c.listed
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
+	m.stats.TouchedFiles = append(m.stats.TouchedFiles, c.touchedFiles...)
 	if len(c.extra) > 0 {
 		m.extra = append(m.extra, c.extra)
 	}
@@ -350,6 +355,7 @@ type dirCounts struct {
 	listed                                         int
 	changed                                        []string
 	handEdited                                     []string
+	touchedFiles                                   []string
 	extra                                          []entry
 
 	old     oldCursor       // the old manifest's entries not yet passed

@@ -72,6 +72,9 @@ func printResolved(stdout, stderr io.Writer, backend string, r arch.Result, err 
 	if err != nil {
 		return err
 	}
+	if note := r.DefaultNote(arch.WouldBuild); note != "" {
+		printWarnings(stderr, []string{note})
+	}
 	fmt.Fprintf(stderr, "arch: %s targets from %s\n", backend, r.Source)
 	if backend == arch.ROCm {
 		for _, t := range r.Targets {

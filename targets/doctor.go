@@ -11,17 +11,26 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
-// Doctor checks this machine's tools for every backend. It says what to
-// install or set for each gap, and exits 1 when it prints a FAIL line.
-func Doctor(ctx context.Context) error {
+// Doctor checks this machine's tools for the backend asked for in full
+// (-backend=rocm, MLXBUILD_BACKENDS or Cargo's features; cpu when none),
+// saying what to install or set for each gap, and exits 1 when it prints
+// a FAIL line. Every other backend gets one line: whether this machine can
+// build it.
+func Doctor(ctx context.Context, backend *string) error {
 	return runTarget(ctx, "doctor", func(ctx context.Context, o flow.Options) error {
-		fs, _ := flow.Doctor(ctx, o)
+		fs, _, err := flow.Doctor(ctx, o, flagValue(backend))
+		if err != nil {
+			return err
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return reportDoctor(o, fs)
 	})
 }
+
+// notAsked heads the one-line verdicts of the backends not asked for.
+const notAsked = "other backends (not asked for; doctor -backend=NAME checks one in full)"
 
 // reportDoctor prints doctor's findings by backend and fails when one is
 // missing.
@@ -30,20 +39,24 @@ func reportDoctor(o flow.Options, fs []flow.Finding) error {
 	failed, basicMissing := 0, false
 	last := "-"
 	for _, f := range fs {
-		if f.Backend != last {
-			if f.Backend == "" {
+		group := f.Backend
+		if f.Verdict {
+			group = notAsked
+		}
+		if group != last {
+			if group == "" {
 				pr.Step("every backend")
 			} else {
-				pr.Step("%s", f.Backend)
+				pr.Step("%s", group)
 			}
-			last = f.Backend
+			last = group
 		}
 		switch {
 		case f.OK:
 			pr.OK("%s: %s", f.What, f.Detail)
 			continue
-		case f.Unused:
-			pr.Skip("%s: %s (the project does not use %s)", f.What, f.Detail, f.Backend)
+		case f.Verdict:
+			pr.Skip("%s: %s", f.What, f.Detail)
 			continue
 		}
 		pr.Bad("%s: %s", f.What, f.Detail)

@@ -106,7 +106,7 @@ func launcherStats(t testing.TB, which string, sum *flow.Summary) compilecache.S
 
 // launcherFindings is what doctor says about the launcher in checkout co.
 func launcherFindings(ctx context.Context, co checkout, extra map[string]string) []flow.Finding {
-	all, _ := flow.Doctor(ctx, flow.Options{Dir: co.Root, Env: co.env(extra), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+	all, _, _ := flow.Doctor(ctx, flow.Options{Dir: co.Root, Env: co.env(extra), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, "")
 	var out []flow.Finding
 	for _, f := range all {
 		if strings.HasPrefix(f.What, "launcher") {

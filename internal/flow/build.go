@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/cache"
@@ -163,6 +164,16 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	t = time.Now()
 	expect := d.expect // what CMake's cache must hold once Ninja ran
 	if d.Configure {
+		// The spec's default list decides what a configure compiles for;
+		// a no-op compiles nothing for it, so only here is it said.
+		if note := p.archDefaultNote(arch.Building); note != "" {
+			pr.Warn("%s", note)
+		}
+		// A target the toolchain cannot compile refuses the build before
+		// anything of the configure is said or done.
+		if err := p.checkArchSupport(); err != nil {
+			return nil, err
+		}
 		if d.Scratch {
 			pr.Step("configure from scratch (%s)", d.ConfigureWhy)
 		} else {
@@ -261,7 +272,9 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 // cache must hold after it (it refuses a cache that does not). What it
 // configures with is recorded before it starts and marked done after it
 // succeeded, so a configure or build that fails or is killed leaves a
-// record the next run's decision does not trust (see cache.Decide).
+// record the next run's decision does not trust (see cache.Decide). The
+// caller has checked the toolchain compiles every target (checkArchSupport;
+// configureOptions asks again, from a memo, for apiDrift's scratch builds).
 func (p *Prepared) configure(ctx context.Context, d *decision, files *userFiles) (map[string]string, error) {
 	if d.Scratch {
 		if err := cache.ClearBuild(p.Layout); err != nil {

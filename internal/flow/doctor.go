@@ -13,6 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Finding is one prerequisite doctor looked at.
@@ -22,17 +23,27 @@ type Finding struct {
 	OK      bool
 	Detail  string // version, path, or what is wrong
 	Fix     string // what to install or set
-	// Unused marks a gap of a backend the project file does not declare:
-	// shown, but not a failure of this machine for this project.
-	Unused bool
+	// Verdict marks the one line of a backend nobody asked about: OK
+	// says whether this machine can build it; either way it is not a
+	// failure of this machine (see Doctor).
+	Verdict bool
 }
 
 // Doctor checks every prerequisite of every backend on this machine and
-// says, for each gap, what to install or set. It changes nothing. It
-// returns the findings and whether anything a backend for this platform
-// needs is missing.
-func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
+// says, for each gap, what to install or set. It changes nothing. A
+// backend is checked in full, each gap a failure, when it is asked for:
+// by asked (doctor -backend=NAME), MLXBUILD_BACKENDS or a Cargo feature
+// (CARGO_FEATURE_<NAME>), as a build selects; with no request, cpu, which
+// a build without one builds. Every other backend gets one Verdict line:
+// whether this machine can build it. Doctor returns the findings and
+// whether anything asked for is missing; an unknown backend asked for is
+// a usage error.
+func Doctor(ctx context.Context, o Options, asked string) ([]Finding, bool, error) {
 	o = o.withDefaults()
+	wanted, err := askedBackends(asked, o.Env)
+	if err != nil {
+		return nil, false, err
+	}
 	var fs []Finding
 	if err := checkWorkingDir(); err != nil {
 		// First: every tool below fails in it for this reason alone.
@@ -61,39 +72,94 @@ func Doctor(ctx context.Context, o Options) ([]Finding, bool) {
 		fs = append(fs, Finding{What: "project file", OK: true, Detail: cfg.Project.File})
 		fs = append(fs, launcherFindings(ctx, cfg, o)...)
 	}
+	var verdicts []Finding
 	for _, name := range backends.Names() {
 		project := cfg
 		if cfgErr != nil {
 			project = nil // the built-in specs
 		}
-		spec, err := backends.Lookup(name).Spec(project)
-		if err != nil {
-			fs = append(fs, Finding{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"})
+		checks := backendFindings(name, project, o)
+		if wanted[name] {
+			fs = append(fs, checks...)
 			continue
 		}
-		if !slices.Contains(spec.Platforms, o.GOOS) {
-			fs = append(fs, Finding{Backend: name, What: "platform", OK: true, Detail: fmt.Sprintf("not for %s (builds on %s); nothing to check", o.GOOS, strings.Join(spec.Platforms, ", "))})
-			continue
-		}
-		checks := append(checkConstraints(spec), checkToolchain(name, spec, o)...)
-		if cfgErr == nil {
-			checks = append(checks, depFindings(cfg, name, spec, o)...)
-		}
-		// Without a project file every backend counts; with one, only cpu
-		// and the backends it declares.
-		used := cfgErr != nil || name == "cpu" || cfg.Project.Backends[name] != nil
-		for i := range checks {
-			checks[i].Unused = !used && !checks[i].OK
-		}
-		fs = append(fs, checks...)
+		verdicts = append(verdicts, verdict(name, checks))
 	}
+	fs = append(fs, verdicts...)
 	missing := false
 	for _, f := range fs {
-		if !f.OK && !f.Unused {
+		if !f.OK && !f.Verdict {
 			missing = true
 		}
 	}
-	return fs, missing
+	return fs, missing, nil
+}
+
+// askedBackends are the backends doctor checks in full: asked, the
+// backends MLXBUILD_BACKENDS and Cargo's features request, or cpu when
+// nothing is requested.
+func askedBackends(asked string, env func(string) string) (map[string]bool, error) {
+	if asked != "" && backends.Lookup(asked) == nil {
+		return nil, fail.Configf("%v (requested by doctor -backend=%s)", configs.UnknownBackend(asked), asked)
+	}
+	wanted := map[string]bool{}
+	for _, r := range backends.Requests("doctor", asked, env) {
+		if backends.Lookup(r.Backend()) == nil {
+			return nil, fail.Configf("%v (requested by %s)", configs.UnknownBackend(r.Backend()), r.From())
+		}
+		wanted[r.Backend()] = true
+	}
+	if len(wanted) == 0 {
+		wanted["cpu"] = true
+	}
+	return wanted, nil
+}
+
+// backendFindings checks one backend: its spec, its platform, its
+// constraints, its toolchain and libraries and, in a project, its
+// dependencies. cfg is nil outside a project (the built-in specs).
+func backendFindings(name string, cfg *configs.Config, o Options) []Finding {
+	spec, err := backends.Lookup(name).Spec(cfg)
+	if err != nil {
+		return []Finding{{Backend: name, What: "spec", Detail: err.Error(), Fix: "fix the spec file named"}}
+	}
+	if !slices.Contains(spec.Platforms, o.GOOS) {
+		return []Finding{{Backend: name, What: "platform", Detail: fmt.Sprintf("not for %s (builds on %s)", o.GOOS, strings.Join(spec.Platforms, ", ")),
+			Fix: fmt.Sprintf("build %s on a %s machine, or cpu here", name, strings.Join(spec.Platforms, " or "))}}
+	}
+	checks := append(checkConstraints(spec), checkToolchain(name, spec, o)...)
+	if cfg != nil {
+		checks = append(checks, depFindings(cfg, name, spec, o)...)
+	}
+	return checks
+}
+
+// verdict is the one line of a backend not asked for: whether this
+// machine can build it, with its toolchain, or its first gap.
+func verdict(name string, checks []Finding) Finding {
+	v := Finding{Backend: name, What: name, Verdict: true, OK: true, Detail: "this machine can build it"}
+	var gaps []Finding
+	for _, c := range checks {
+		if !c.OK {
+			gaps = append(gaps, c)
+		}
+	}
+	if len(gaps) == 0 {
+		if kind := backends.Lookup(name).Toolchain; kind != nil {
+			for _, c := range checks {
+				if c.What == kind.Title {
+					v.Detail += " (" + c.Detail + ")"
+				}
+			}
+		}
+		return v
+	}
+	v.OK = false
+	v.Detail = "this machine cannot build it: " + gaps[0].What + ": " + gaps[0].Detail
+	if len(gaps) > 1 {
+		v.Detail += fmt.Sprintf(" (and %d more; doctor -backend=%s lists them)", len(gaps)-1, name)
+	}
+	return v
 }
 
 func describeTool(path string, v *version.Version) string {

@@ -28,7 +28,10 @@ func stubLib(t *testing.T, dir, name string) string {
 // rocmLibFindings are doctor's findings of the rocm spec's libraries.
 func rocmLibFindings(t *testing.T, dir string) (map[string]flow.Finding, bool) {
 	t.Helper()
-	fs, missing := flow.Doctor(context.Background(), flow.Options{Dir: dir, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+	fs, missing, err := flow.Doctor(context.Background(), flow.Options{Dir: dir, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, "rocm")
+	if err != nil {
+		t.Fatal(err)
+	}
 	libs := map[string]flow.Finding{}
 	for _, f := range fs {
 		if f.Backend == "rocm" && strings.HasPrefix(f.What, "lib") {

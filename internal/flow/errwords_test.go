@@ -48,7 +48,7 @@ func TestDeletedWorkingDirectoryIsNamed(t *testing.T) {
 		t.Errorf("the cache was made (%v)", err)
 	}
 	// doctor, where a user goes next, says it first.
-	fs, _ := flow.Doctor(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+	fs, _, _ := flow.Doctor(context.Background(), flow.Options{Dir: p.Dir, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, "")
 	if len(fs) == 0 || fs[0].What != "working directory" || fs[0].OK || !strings.Contains(fs[0].Detail, "deleted") {
 		t.Errorf("doctor does not say first that the working directory was deleted: %+v", fs)
 	}

@@ -1,8 +1,6 @@
 package flow
 
 import (
-	"path/filepath"
-
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 )
@@ -19,7 +17,7 @@ func (p *Prepared) launchScript(d *decision) ([]string, error) {
 	if note := d.launcher.HIPNote(); note != "" {
 		p.Opts.printer().Warn("%s", note)
 	}
-	file := filepath.Join(p.Layout.Dir, "launch.cmake")
+	file := p.Layout.Launch
 	if _, err := atomicfile.WriteIfChanged(file, []byte(compilecache.LaunchScript()), 0o644); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
@@ -18,7 +17,7 @@ func (p *Prepared) layers() []overlays.Layer {
 }
 
 // composedOverlay is where a backend's layers are composed into one overlay.
-func (p *Prepared) composedOverlay() string { return filepath.Join(p.Layout.Dir, "overlay") }
+func (p *Prepared) composedOverlay() string { return p.Layout.Composed }
 
 // treeOverlay is the overlay Materialize lays over the pristine source: the
 // backend's overlay, or the composition of its layers (composed now). The

@@ -76,6 +76,11 @@ func printSummary(pr *ui.Printer, s *Summary) {
 		for _, w := range s.Why {
 			pr.Info("because %s", w)
 		}
+		if s.Steps > 0 {
+			for _, w := range touchReasons(s.Materialize.TouchedFiles, true) {
+				pr.Info("because %s", w)
+			}
+		}
 	}
 	if s.Arch != "" {
 		pr.Info("architectures: %s (from %s)", s.Arch, s.ArchSource)

@@ -6,9 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 // Plan prints the resolved spec of a backend (defines, link libraries,
@@ -88,6 +90,9 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning:   %s\n", warn)
 	}
+	if note := p.archDefaultNote(arch.WouldBuild); note != "" {
+		fmt.Fprintf(w, "warning:   %s\n", note)
+	}
 	// The libraries that do not depend on the build can be checked now:
 	// a build would stop on them before compiling.
 	if err := p.checkBeforeConfigure(); err != nil {
@@ -105,12 +110,27 @@ func (r *run) explain(w io.Writer) error {
 		return err
 	}
 	what := d.Redo()
-	if what == "" {
+	if d.Configure {
+		// What a build checks before it configures, plan checks too: a
+		// target the toolchain cannot compile refuses the build.
+		if err := r.checkArchSupport(); err != nil {
+			fmt.Fprintf(w, "would refuse the build before configure (exit %d): %v\n", fail.ExitCode(err), err)
+			return nil
+		}
+	}
+	// A touched source changes none of mlxbuild's inputs, but the build
+	// passes the touch on to the tree, and Ninja rebuilds from it.
+	touched := touchReasons(r.pendingTouches(), false)
+	switch {
+	case what == "" && len(touched) == 0:
 		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
 		return nil
+	case what == "":
+		fmt.Fprintln(w, "would redo: Ninja's build only (nothing in mlxbuild's inputs changed), because:")
+	default:
+		fmt.Fprintf(w, "would redo: %s, because:\n", what)
 	}
-	fmt.Fprintf(w, "would redo: %s, because:\n", what)
-	for _, r := range d.Why {
+	for _, r := range append(d.Why, touched...) {
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
 	return nil

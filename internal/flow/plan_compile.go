@@ -12,13 +12,13 @@ import (
 
 // printCompile shows the spec's compile section as the link plan will
 // render it for a bridge: the standard, the include directories with the
-// tree and build filled in, and each macro with where it was declared.
+// tree, build and toolchain filled in, and each macro with where it was declared.
 func (p *Prepared) printCompile(w io.Writer) {
 	c := p.Spec.Compile
 	dirs := strings.NewReplacer("{tree}", p.Layout.Tree, "{build}", p.Layout.Build)
 	var include []string
 	for _, d := range c.Include {
-		include = append(include, dirs.Replace(d))
+		include = append(include, backends.Expand(dirs.Replace(d), p.Toolchain))
 	}
 	// The standard as the link plan will say it: the configured build's,
 	// else the spec's.

@@ -1,0 +1,34 @@
+package backends
+
+import (
+	"fmt"
+	"strings"
+)
+
+// UnsupportedArchError is a GPU target the toolchain cannot compile for:
+// bad configuration (the architectures or the toolchain must change), found
+// by a probe compile before configure.
+type UnsupportedArchError struct {
+	Target    string // the target asked for, e.g. gfx1151
+	Toolchain string // which toolchain, with its version and root
+	Said      string // the compiler's complaint, one short line
+	// Nearby are targets this toolchain does compile, nearest to Target
+	// first (arch.Nearby); set by the caller that probed them.
+	Nearby []string
+	// Var is the variable that chooses the targets (the spec's
+	// architectures.env); "" names MLX_ROCM_ARCHITECTURES.
+	Var string
+}
+
+func (e *UnsupportedArchError) Error() string {
+	v := e.Var
+	if v == "" {
+		v = "MLX_ROCM_ARCHITECTURES"
+	}
+	fix := fmt.Sprintf("remove %s from %s, or set", e.Target, v)
+	if len(e.Nearby) > 0 {
+		fix = fmt.Sprintf("set %s to a target it supports (nearest: %s), or", v, strings.Join(e.Nearby, ", "))
+	}
+	return fmt.Sprintf("%s is not supported by the %s (%s); %s ROCM_PATH to a ROCm that supports %s",
+		e.Target, e.Toolchain, e.Said, fix, e.Target)
+}

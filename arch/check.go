@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
@@ -25,7 +25,8 @@ type Binary struct {
 // $CUDA_HOME/bin or PATH) the sm_ names of its CUDA fat binaries.
 func inspect(ctx context.Context, file string, o Options) (Binary, error) {
 	b := Binary{File: file}
-	data, err := os.ReadFile(file)
+	data, err := (inputfile.File{Path: file, What: "file to check", Limit: inputfile.BinaryLimit,
+		Fix: "give arch:check a regular file: the library, object or program built"}).Read(ctx)
 	if err != nil {
 		return b, err
 	}

@@ -3,7 +3,7 @@ package arch
 import (
 	"context"
 	"fmt"
-	"os"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"sort"
 	"strings"
 )
@@ -14,7 +14,7 @@ import (
 // Binary for the whole archive with its sm_ targets (cuobjdump reads the
 // archive as a whole). A file that is not an archive gives inspect's answer.
 func InspectArchive(ctx context.Context, file string, o Options) ([]Binary, error) {
-	data, err := os.ReadFile(file)
+	data, err := (inputfile.File{Path: file, What: "built library", Limit: inputfile.BinaryLimit}).Read(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package configs
 
 import (
+	"context"
 	"fmt"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,7 +37,11 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := loadProject(file)
+	fix := "replace it with a regular file, or set MLXBUILD_CONFIG to one"
+	if env("MLXBUILD_CONFIG") != "" {
+		fix = "point MLXBUILD_CONFIG at a regular project file"
+	}
+	p, err := loadProject(file, fix)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +106,12 @@ func (c *Config) Spec(name string) (*Spec, error) {
 		return base, nil
 	}
 	path := c.Project.Abs(pb.Spec)
-	data, err := os.ReadFile(path)
+	key := "backends." + name + ".spec"
+	data, err := (inputfile.File{Path: path, What: "spec", Limit: inputfile.ConfigLimit,
+		Fix: fmt.Sprintf("point %s (%s) at a regular file", key, c.Project.pos(key))}).Read(context.Background())
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (backends.%s.spec): %w", path, name, err)
 	}

@@ -71,7 +71,7 @@ func compare(ctx context.Context, o flow.Options, before, after string, referenc
 // percentiles, both perplexities and a one-line verdict. Exit 0 however much
 // they disagree; 2 when the traces are not of the same positions and tokens.
 func (Bench) Traces(reference, candidate string, decided *float64) error {
-	return runTarget(context.Background(), "bench:traces", func(_ context.Context, o flow.Options) error {
+	return runTarget(context.Background(), "bench:traces", func(ctx context.Context, o flow.Options) error {
 		if err := flagsAfter("bench:traces", "bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=F]", reference, candidate); err != nil {
 			return err
 		}
@@ -79,6 +79,6 @@ func (Bench) Traces(reference, candidate string, decided *float64) error {
 		if decided != nil {
 			gap = *decided
 		}
-		return logittrace.Run(o.Stdout, reference, candidate, gap)
+		return logittrace.Run(ctx, o.Stdout, reference, candidate, gap)
 	})
 }

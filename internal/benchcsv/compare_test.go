@@ -17,7 +17,7 @@ import (
 
 func load(t *testing.T, name string) *File {
 	t.Helper()
-	f, err := Load("testdata/" + name)
+	f, err := Load(context.Background(), "testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func load(t *testing.T, name string) *File {
 
 func catalog(t *testing.T) map[string]string {
 	t.Helper()
-	a, err := LoadCatalog("testdata/catalog.tsv", true)
+	a, err := LoadCatalog(context.Background(), "testdata/catalog.tsv", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,13 +191,13 @@ func TestCatalog(t *testing.T) {
 	if a["gpt-oss-20b-mxfp4"] != "gpt-oss-20b-MXFP4-Q4" || a["gpt-oss-20b-q4"] != "gpt-oss-20b-MXFP4-Q4" || a["Qwen3-0.6B-4bit"] != "Qwen3-0.6B-4bit" {
 		t.Fatalf("aliases %v", a)
 	}
-	if a, err := LoadCatalog("testdata/no-such.tsv", false); err != nil || len(a) != 0 {
+	if a, err := LoadCatalog(context.Background(), "testdata/no-such.tsv", false); err != nil || len(a) != 0 {
 		t.Fatalf("no catalog at the default path is no aliases: %v %v", a, err)
 	}
-	if _, err := LoadCatalog("testdata/no-such.tsv", true); err == nil || isConfig(err) {
+	if _, err := LoadCatalog(context.Background(), "testdata/no-such.tsv", true); err == nil || isConfig(err) {
 		t.Fatalf("a named catalog that is missing is an I/O error: %v", err)
 	}
-	_, err := LoadCatalog("testdata/bad_catalog_alias.tsv", true)
+	_, err := LoadCatalog(context.Background(), "testdata/bad_catalog_alias.tsv", true)
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Line != 3 || !strings.Contains(err.Error(), `alias "y" names both A (line 2) and B`) {
 		t.Fatalf("an alias of two models: %v", err)

@@ -71,14 +71,14 @@ func Run(ctx context.Context, w io.Writer, beforePath, afterPath, catalog string
 	if err != nil {
 		return err
 	}
-	if opt.Aliases, err = LoadCatalog(catalog, named); err != nil {
+	if opt.Aliases, err = LoadCatalog(ctx, catalog, named); err != nil {
 		return err
 	}
-	before, err := Load(beforePath)
+	before, err := Load(ctx, beforePath)
 	if err != nil {
 		return err
 	}
-	after, err := Load(afterPath)
+	after, err := Load(ctx, afterPath)
 	if err != nil {
 		return err
 	}

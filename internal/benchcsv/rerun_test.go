@@ -23,11 +23,11 @@ const (
 // later row replaces an earlier one; the comparison does the same and the
 // report says which line it left out.
 func TestCompareRerunKeepsLaterRow(t *testing.T) {
-	before, err := Load(realROCm)
+	before, err := Load(context.Background(), realROCm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := Load(rerun)
+	after, err := Load(context.Background(), rerun)
 	if err != nil {
 		t.Fatalf("a re-run appended to a sweep must be read: %v", err)
 	}

@@ -12,9 +12,10 @@ package logittrace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -67,9 +68,14 @@ func (e *InputError) Error() string {
 // columns is the data row layout the header's `# columns` line announces.
 var columns = []string{"chunk", "pos", "target", "nll", "top_ids", "top_logits"}
 
-// Load reads and parses the trace at path.
-func Load(path string) (*Trace, error) {
-	data, err := os.ReadFile(path)
+// Load reads and parses the trace at path; one that is not a regular
+// file, or too large, is a configuration error.
+func Load(ctx context.Context, path string) (*Trace, error) {
+	data, err := (inputfile.File{Path: path, What: "logit trace", Limit: inputfile.TableLimit,
+		Fix: "give bench:traces regular files"}).Read(ctx)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading logit trace: %w; check the path", err)
 	}

@@ -1,6 +1,7 @@
 package logittrace
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -9,15 +10,15 @@ import (
 
 // Run is bench:traces: it loads both traces, compares them with the decided
 // threshold and writes the report to w.
-func Run(w io.Writer, refPath, candPath string, decided float64) error {
+func Run(ctx context.Context, w io.Writer, refPath, candPath string, decided float64) error {
 	if decided < 0 || math.IsNaN(decided) || math.IsInf(decided, 0) {
 		return &InputError{File: "-decided", Msg: fmt.Sprintf("%g: the threshold is a logit gap >= 0, such as 2.0", decided)}
 	}
-	ref, err := Load(refPath)
+	ref, err := Load(ctx, refPath)
 	if err != nil {
 		return err
 	}
-	cand, err := Load(candPath)
+	cand, err := Load(ctx, candPath)
 	if err != nil {
 		return err
 	}

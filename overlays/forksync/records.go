@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -49,13 +48,15 @@ func Records(cfg *configs.Config, backend string) ([]recordsReport, error) {
 		if pb := cfg.Project.Backends[n]; pb.Fork != nil {
 			r.backendDirs = pb.Fork.Dirs
 		}
-		if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
+		if data, err := records.ReadRecord(filepath.Join(ov, records.UpstreamName)); err == nil {
 			r.upstream, _ = records.ParseUpstream(data)
 		}
 		path := filepath.Join(ov, records.LocalFixesName)
-		data, err := os.ReadFile(path)
+		data, err := records.ReadRecord(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+		case fail.KindOf(err) == fail.Config:
+			return nil, err // a FIFO or a device, said with the file
 		case err != nil:
 			return nil, fmt.Errorf("forksync: reading %s: %w", path, err)
 		default:

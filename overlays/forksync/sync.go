@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"os"
 	"path/filepath"
 	"sort"
@@ -99,7 +100,10 @@ func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 	}
 	defer unlock()
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
-	upData, err := os.ReadFile(upFile)
+	upData, err := records.ReadRecord(upFile)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forksync: reading %s: %w; an overlay synced from a fork keeps UPSTREAM at its root with `commit: <fork commit>`", upFile, err)
 	}

@@ -3,6 +3,7 @@ package logittrace
 import (
 	"context"
 	"fmt"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"io"
 	"math"
 	"strings"
@@ -33,7 +34,10 @@ func Run(ctx context.Context, w io.Writer, refPath, candPath string, decided flo
 // Format renders a result as the reference tool's sections, in its order.
 func Format(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "reference  %s (%s)\ncandidate  %s (%s)\npositions  %d\n\n", r.RefModel, r.Reference, r.CandModel, r.Candidate, r.Positions)
+	// The models are the traces' own words and the names are paths: both
+	// printed escaped, so an ESC sequence in either is shown, not obeyed.
+	e := ui.Escape
+	fmt.Fprintf(&b, "reference  %s (%s)\ncandidate  %s (%s)\npositions  %d\n\n", e(r.RefModel), e(r.Reference), e(r.CandModel), e(r.Candidate), r.Positions)
 	fmt.Fprintf(&b, "%-36s%7d / %-7d %8.3f%%\n", "top-1 disagreement", r.Disagree, r.Positions, pct(r.Disagree, r.Positions))
 	if r.DecidedPositions > 0 {
 		fmt.Fprintf(&b, "%-36s%7d / %-7d %8.3f%%   <- gate on this\n", fmt.Sprintf("  on decided positions (gap >= %g)", r.Decided),

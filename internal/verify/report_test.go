@@ -240,3 +240,18 @@ func TestReportsAsTheUserMeans(t *testing.T) {
 		t.Errorf("report in a missing folder: %v, want a configuration error naming %s and %s", err, missing, ReportEnv)
 	}
 }
+
+// TestTextEscapesQuotedContent: a finding that quotes a file's line holding
+// an ESC sequence, in a file whose name holds one, prints them escaped; the
+// message's own line breaks stay (indented). They were printed raw.
+func TestTextEscapesQuotedContent(t *testing.T) {
+	rs := []Result{{Check: "rules", Status: Fail, Findings: []Finding{{
+		File: "mlx/a\x1b[2J.cpp", Line: 3, Message: "forbidden: `printf(\"\x1b[31m\")`\nsecond line", Fix: "remove \x1b[0m",
+	}}}}
+	var b bytes.Buffer
+	WriteText(&b, rs, false)
+	out := b.String()
+	if strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `mlx/a\x1b[2J.cpp:3: forbidden: `+"`"+`printf("\x1b[31m")`+"`\n        second line\n") {
+		t.Errorf("text report:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package forksync
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -36,4 +37,31 @@ func TestRecordsThatNeverEnd(t *testing.T) {
 		_, err = Records(cfg, "rocm")
 		return fixes, err
 	})
+}
+
+// TestRecordsEscapeWhatTheyQuote: an item title holding an ESC sequence and
+// a path holding one are printed escaped by overlay:records (they were
+// printed raw).
+func TestRecordsEscapeWhatTheyQuote(t *testing.T) {
+	root := t.TempDir()
+	ov := filepath.Join(root, "patches")
+	testutil.WriteFile(t, filepath.Join(ov, "LOCAL_FIXES.md"), "# Local fixes\n\n1. **Guard \x1b[31mred\x1b[0m.** `mlx/x\x1b[2J.h`\n   Status: retarget-only\n")
+	testutil.WriteFile(t, filepath.Join(ov, "mlx/x\x1b[2J.h"), "x\n")
+	os.MkdirAll(filepath.Join(root, "mlx"), 0o755)
+	testutil.WriteFile(t, filepath.Join(root, "mlxbuild.yaml"), "source:\n  dir: mlx\ncache: cache\nbackends:\n  rocm: {overlay: patches}\n")
+	cfg, err := configs.LoadConfig(root, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := Records(cfg, "rocm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range reps {
+		r.Render(&b)
+	}
+	if out := b.String(); strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `Guard \x1b[31mred\x1b[0m`) {
+		t.Errorf("output:\n%q", out)
+	}
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )

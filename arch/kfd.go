@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // defaultKFDTopology is where the amdgpu driver publishes its topology.

@@ -3,9 +3,10 @@ package arch
 import (
 	"context"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // InspectArchive is inspect for a static archive, member by member: one

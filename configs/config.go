@@ -3,12 +3,12 @@ package configs
 import (
 	"context"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // setting is a resolved value with the layer it came from, so plan output

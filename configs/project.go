@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"github.com/mlxbuild/mlxbuild/internal/namematch"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )

@@ -6,11 +6,12 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // DefaultCatalog is where the reference keeps its model catalog, relative to

@@ -22,12 +22,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // Columns is the newest reference header, in the benchmark script's order.

@@ -15,12 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // Row is one position of a trace.

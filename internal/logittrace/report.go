@@ -3,10 +3,11 @@ package logittrace
 import (
 	"context"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // Run is bench:traces: it loads both traces, compares them with the decided

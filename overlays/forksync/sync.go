@@ -6,13 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 )
 

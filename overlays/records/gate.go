@@ -3,12 +3,12 @@ package records
 import (
 	"errors"
 	"fmt"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 

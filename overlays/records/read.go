@@ -2,8 +2,8 @@ package records
 
 import (
 	"context"
-	"github.com/mlxbuild/mlxbuild/internal/fail"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 
@@ -27,7 +27,8 @@ type Binary struct {
 // $CUDA_HOME/bin or PATH) the sm_ names of its CUDA fat binaries.
 func inspect(ctx context.Context, file string, o Options) (Binary, error) {
 	b := Binary{File: file}
-	data, err := os.ReadFile(file)
+	data, err := (inputfile.File{Path: file, What: "file to check", Limit: inputfile.BinaryLimit,
+		Fix: "give arch:check a regular file: the library, object or program built"}).Read(ctx)
 	if err != nil {
 		return b, err
 	}

@@ -3,12 +3,15 @@ package arch
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // defaultKFDTopology is where the amdgpu driver publishes its topology.
@@ -87,7 +90,10 @@ func readKFD(dir string) ([]kfdNode, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name(), "properties")
-		data, err := os.ReadFile(path)
+		// sysfs's files are regular; a FIFO in a fixture named by
+		// MLXBUILD_KFD_TOPOLOGY must not hold the probe for ever.
+		data, err := (inputfile.File{Path: path, What: "KFD node", Limit: inputfile.ConfigLimit,
+			Fix: "point " + envKFD + " at a KFD topology folder of regular files"}).Read(context.Background())
 		if err != nil {
 			return nil, err
 		}

@@ -3,9 +3,10 @@ package arch
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // InspectArchive is inspect for a static archive, member by member: one
@@ -14,7 +15,7 @@ import (
 // Binary for the whole archive with its sm_ targets (cuobjdump reads the
 // archive as a whole). A file that is not an archive gives inspect's answer.
 func InspectArchive(ctx context.Context, file string, o Options) ([]Binary, error) {
-	data, err := os.ReadFile(file)
+	data, err := (inputfile.File{Path: file, What: "built library", Limit: inputfile.BinaryLimit}).Read(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package configs
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // setting is a resolved value with the layer it came from, so plan output
@@ -35,7 +37,11 @@ func LoadConfig(dir string, env func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := loadProject(file)
+	fix := "replace it with a regular file, or set MLXBUILD_CONFIG to one"
+	if env("MLXBUILD_CONFIG") != "" {
+		fix = "point MLXBUILD_CONFIG at a regular project file"
+	}
+	p, err := loadProject(file, fix)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +115,12 @@ func (c *Config) Spec(name string) (*Spec, error) {
 		return base, nil
 	}
 	path := c.Project.Abs(pb.Spec)
-	data, err := os.ReadFile(path)
+	key := "backends." + name + ".spec"
+	data, err := (inputfile.File{Path: path, What: "spec", Limit: inputfile.ConfigLimit,
+		Fix: fmt.Sprintf("point %s (%s) at a regular file", key, c.Project.pos(key))}).Read(context.Background())
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (backends.%s.spec): %w", path, name, err)
 	}

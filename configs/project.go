@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"github.com/mlxbuild/mlxbuild/internal/namematch"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
@@ -343,9 +345,14 @@ func find(dir string, env func(string) string) (string, error) {
 // for the few targets that also work outside a project (arch:rocm).
 var ErrNoProjectFile = errors.New("no " + projectFileName + " found")
 
-// loadProject reads and parses a project file.
-func loadProject(file string) (*Project, error) {
-	data, err := os.ReadFile(file)
+// loadProject reads and parses a project file; fix says what to change
+// when it is not a regular file or too large. The read is of a regular file
+// under inputfile's bound: it ends, so no context is needed to stop it.
+func loadProject(file, fix string) (*Project, error) {
+	data, err := (inputfile.File{Path: file, What: "project file", Fix: fix, Limit: inputfile.ConfigLimit}).Read(context.Background())
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading project file: %w", err)
 	}

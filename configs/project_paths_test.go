@@ -24,7 +24,7 @@ func TestProjectPathsWithControlCharacters(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "mlx"), 0o755)
 	file := filepath.Join(dir, projectFileName)
 	testutil.WriteFile(t, file, "source:\n  dir: mlx\nbackends:\n  rocm:\n    overlay: \"patches\\ncargo:rustc-link-arg=-Wl,--wrap=main\"\n  cuda:\n    overlay: \"mlx\\r\"\n")
-	_, err := loadProject(file)
+	_, err := loadProject(file, "")
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Kind() != fail.Config {
 		t.Fatalf("want a configuration error, got %v", err)

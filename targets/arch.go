@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // Arch resolves the GPU targets a build compiles for, and checks built files
@@ -44,8 +45,10 @@ func (Arch) Cuda(ctx context.Context) error {
 func (Arch) Check(ctx context.Context, file string) error {
 	return runTarget(ctx, "arch:check", func(ctx context.Context, o flow.Options) error {
 		rep, err := arch.Check(ctx, file, arch.Options{Env: o.Env})
+		// Notes and lines name the file and what it holds: escaped, as
+		// everything printed that came from outside.
 		for _, n := range rep.Binary.Notes {
-			fmt.Fprintf(o.Stderr, "arch: note: %s\n", n)
+			fmt.Fprintf(o.Stderr, "arch: note: %s\n", ui.Escape(n))
 		}
 		for _, r := range []*arch.Result{rep.ROCm, rep.CUDA} {
 			if r != nil {
@@ -56,7 +59,7 @@ func (Arch) Check(ctx context.Context, file string) error {
 			return err
 		}
 		for _, l := range rep.Lines {
-			fmt.Fprintln(o.Stdout, l)
+			fmt.Fprintln(o.Stdout, ui.Escape(l))
 		}
 		return nil
 	})

@@ -31,13 +31,13 @@ type Bench mg.Namespace
 // -allowCommitChange, are refused (exit 2). MLXBUILD_REPORT=json:<path> also
 // writes the comparison as JSON.
 func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
-	return runTarget(context.Background(), "bench:compare", func(_ context.Context, o flow.Options) error {
-		return compare(o, before, after, reference, allowCommitChange, promptTolerance, catalog)
+	return runTarget(context.Background(), "bench:compare", func(ctx context.Context, o flow.Options) error {
+		return compare(ctx, o, before, after, reference, allowCommitChange, promptTolerance, catalog)
 	})
 }
 
 // compare reads bench:compare's flags and runs the comparison.
-func compare(o flow.Options, before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
+func compare(ctx context.Context, o flow.Options, before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
 	if err := flagsAfter("bench:compare", "bench:compare BEFORE.csv AFTER.csv [-reference] [-allowCommitChange] [-promptTolerance=F] [-catalog=FILE]", before, after); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func compare(o flow.Options, before, after string, reference, allowCommitChange 
 	if catalog != nil && *catalog != "" {
 		cat, named = *catalog, true
 	}
-	return benchcsv.Run(o.Stdout, before, after, cat, named, opt, o.Env(benchcsv.ReportEnv))
+	return benchcsv.Run(ctx, o.Stdout, before, after, cat, named, opt, o.Env(benchcsv.ReportEnv))
 }
 
 // Traces compares two logit traces of one corpus, position by position.
@@ -71,7 +71,7 @@ func compare(o flow.Options, before, after string, reference, allowCommitChange 
 // percentiles, both perplexities and a one-line verdict. Exit 0 however much
 // they disagree; 2 when the traces are not of the same positions and tokens.
 func (Bench) Traces(reference, candidate string, decided *float64) error {
-	return runTarget(context.Background(), "bench:traces", func(_ context.Context, o flow.Options) error {
+	return runTarget(context.Background(), "bench:traces", func(ctx context.Context, o flow.Options) error {
 		if err := flagsAfter("bench:traces", "bench:traces REFERENCE.tsv CANDIDATE.tsv [-decided=F]", reference, candidate); err != nil {
 			return err
 		}
@@ -79,6 +79,6 @@ func (Bench) Traces(reference, candidate string, decided *float64) error {
 		if decided != nil {
 			gap = *decided
 		}
-		return logittrace.Run(o.Stdout, reference, candidate, gap)
+		return logittrace.Run(ctx, o.Stdout, reference, candidate, gap)
 	})
 }

@@ -2,12 +2,16 @@ package benchcsv
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // DefaultCatalog is where the reference keeps its model catalog, relative to
@@ -19,10 +23,17 @@ const DefaultCatalog = "docs/model-catalog.tsv"
 // LoadCatalog reads a model catalog into an alias map (every name, current
 // ones included, to the current name). A missing file at the default path is
 // no catalog; a missing file the user named is an error.
-func LoadCatalog(path string, named bool) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+func LoadCatalog(ctx context.Context, path string, named bool) (map[string]string, error) {
+	fix := "point -catalog at a regular file"
+	if !named {
+		fix = "make " + path + " a regular file, or point -catalog at one"
+	}
+	data, err := (inputfile.File{Path: path, What: "model catalog", Fix: fix, Limit: inputfile.ConfigLimit}).Read(ctx)
 	if errors.Is(err, os.ErrNotExist) && !named {
 		return map[string]string{}, nil
+	}
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the model catalog: %w; check -catalog", err)

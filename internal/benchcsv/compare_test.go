@@ -2,6 +2,7 @@ package benchcsv
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 func load(t *testing.T, name string) *File {
 	t.Helper()
-	f, err := Load("testdata/" + name)
+	f, err := Load(context.Background(), "testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func load(t *testing.T, name string) *File {
 
 func catalog(t *testing.T) map[string]string {
 	t.Helper()
-	a, err := LoadCatalog("testdata/catalog.tsv", true)
+	a, err := LoadCatalog(context.Background(), "testdata/catalog.tsv", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,13 +191,13 @@ func TestCatalog(t *testing.T) {
 	if a["gpt-oss-20b-mxfp4"] != "gpt-oss-20b-MXFP4-Q4" || a["gpt-oss-20b-q4"] != "gpt-oss-20b-MXFP4-Q4" || a["Qwen3-0.6B-4bit"] != "Qwen3-0.6B-4bit" {
 		t.Fatalf("aliases %v", a)
 	}
-	if a, err := LoadCatalog("testdata/no-such.tsv", false); err != nil || len(a) != 0 {
+	if a, err := LoadCatalog(context.Background(), "testdata/no-such.tsv", false); err != nil || len(a) != 0 {
 		t.Fatalf("no catalog at the default path is no aliases: %v %v", a, err)
 	}
-	if _, err := LoadCatalog("testdata/no-such.tsv", true); err == nil || isConfig(err) {
+	if _, err := LoadCatalog(context.Background(), "testdata/no-such.tsv", true); err == nil || isConfig(err) {
 		t.Fatalf("a named catalog that is missing is an I/O error: %v", err)
 	}
-	_, err := LoadCatalog("testdata/bad_catalog_alias.tsv", true)
+	_, err := LoadCatalog(context.Background(), "testdata/bad_catalog_alias.tsv", true)
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Line != 3 || !strings.Contains(err.Error(), `alias "y" names both A (line 2) and B`) {
 		t.Fatalf("an alias of two models: %v", err)
@@ -213,7 +214,7 @@ func TestRunTableAndJSON(t *testing.T) {
 	opt.AllowCommitChange = true
 	var out bytes.Buffer
 	b, a := "testdata/rocm_strix_2026-09-30.csv", "testdata/rocm_strix_2026-10-02.csv"
-	if err := Run(&out, b, a, "testdata/catalog.tsv", true, opt, "json:"+report); err != nil {
+	if err := Run(context.Background(), &out, b, a, "testdata/catalog.tsv", true, opt, "json:"+report); err != nil {
 		t.Fatal(err)
 	}
 	opt.Aliases = catalog(t)
@@ -278,7 +279,7 @@ func TestReportEnv(t *testing.T) {
 		t.Errorf("a report path with a newline: %v", err)
 	}
 	// A bad variable is reported before any file is read.
-	err := Run(&bytes.Buffer{}, "testdata/no-such.csv", "testdata/after.csv", "testdata/catalog.tsv", true, DefaultOptions(), "xml:r")
+	err := Run(context.Background(), &bytes.Buffer{}, "testdata/no-such.csv", "testdata/after.csv", "testdata/catalog.tsv", true, DefaultOptions(), "xml:r")
 	var re *ReportEnvError
 	if !errors.As(err, &re) {
 		t.Fatalf("want the variable's error first, got %v", err)
@@ -286,13 +287,38 @@ func TestReportEnv(t *testing.T) {
 }
 
 func TestRunIOErrors(t *testing.T) {
-	err := Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/no-such.csv", "", false, DefaultOptions(), "")
+	err := Run(context.Background(), &bytes.Buffer{}, "testdata/before.csv", "testdata/no-such.csv", "", false, DefaultOptions(), "")
 	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "no-such.csv") {
 		t.Fatalf("missing file: %v", err)
 	}
-	err = Run(&bytes.Buffer{}, "testdata/before.csv", "testdata/after.csv", "", false, DefaultOptions(), "json:"+filepath.Join(t.TempDir(), "no", "dir", "r.json"))
-	if err == nil || isConfig(err) || !strings.Contains(err.Error(), "writing comparison report ") || !strings.Contains(err.Error(), "check that its directory exists") {
-		t.Fatalf("unwritable report: %v", err)
+	// A report path whose folder does not exist is the variable's to fix
+	// (exit 2), named with the path.
+	missing := filepath.Join(t.TempDir(), "no", "dir", "r.json")
+	err = Run(context.Background(), &bytes.Buffer{}, "testdata/before.csv", "testdata/after.csv", "", false, DefaultOptions(), "json:"+missing)
+	if !isConfig(err) || !strings.Contains(err.Error(), "writing comparison report "+missing) || !strings.Contains(err.Error(), "MLXBUILD_REPORT") {
+		t.Fatalf("report in a missing folder: %v", err)
+	}
+}
+
+// TestRunReportThroughLink: MLXBUILD_REPORT naming a link writes the
+// link's target and leaves the link; the old rename replaced the link.
+func TestRunReportThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "r.json")
+	if err := os.Symlink("real.json", link); err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.AllowCommitChange = true
+	if err := Run(context.Background(), &bytes.Buffer{}, "testdata/before.csv", "testdata/after.csv", "", false, opt, "json:"+link); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if data, err := os.ReadFile(filepath.Join(dir, "real.json")); err != nil || json.Unmarshal(data, &r) != nil {
+		t.Errorf("the link's target holds no report: %v %q", err, data)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
 	}
 }
 
@@ -306,7 +332,7 @@ func TestWriteJSONAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "r.json")
-	if err := WriteJSON(path, rep); err != nil {
+	if err := WriteJSON(context.Background(), path, rep); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
@@ -329,7 +355,7 @@ func TestWriteJSONAtomic(t *testing.T) {
 	}()
 	for i := 0; i < 50; i++ {
 		rep.Pairs[0].Decode.After = float64(i)
-		if err := WriteJSON(path, rep); err != nil {
+		if err := WriteJSON(context.Background(), path, rep); err != nil {
 			t.Fatal(err)
 		}
 	}

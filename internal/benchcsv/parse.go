@@ -18,15 +18,17 @@ package benchcsv
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
@@ -80,9 +82,14 @@ type File struct {
 }
 
 // Load reads and parses the CSV at path. A file that cannot be read gives an
-// *os.PathError; a file that is not a valid benchmark CSV an *InputError.
-func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+// *os.PathError; a file that is not a valid benchmark CSV an *InputError;
+// one that is not a regular file, or too large, a configuration error.
+func Load(ctx context.Context, path string) (*File, error) {
+	data, err := (inputfile.File{Path: path, What: "benchmark CSV", Limit: inputfile.TableLimit,
+		Fix: "give bench:compare regular CSV files"}).Read(ctx)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading benchmark CSV: %w; check the path", err)
 	}

@@ -1,6 +1,7 @@
 package benchcsv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,7 +28,7 @@ func fieldCol(t *testing.T, path string, line int, needle string) int {
 
 func TestLoadReferenceFormat(t *testing.T) {
 	for _, path := range []string{"testdata/before.csv", "testdata/crlf_bom.csv"} {
-		f, err := Load(path)
+		f, err := Load(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			path := "testdata/" + tt.file
-			_, err := Load(path)
+			_, err := Load(context.Background(), path)
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("want *InputError, got %T %v", err, err)
@@ -122,7 +123,7 @@ func TestBadRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			f, err := Load("testdata/" + tt.file)
+			f, err := Load(context.Background(), "testdata/"+tt.file)
 			if err != nil {
 				t.Fatalf("a bad row must not refuse the file: %v", err)
 			}
@@ -166,7 +167,7 @@ func TestLoadReferenceVersions(t *testing.T) {
 		{"cuda_v100_2026-08-31.csv", 3, map[string]string{"qwen3.8-27B-4bit": "SKIP:oom"}},
 	}
 	for _, tt := range tests {
-		f, err := Load("testdata/" + tt.file)
+		f, err := Load(context.Background(), "testdata/"+tt.file)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
 		}
@@ -183,14 +184,14 @@ func TestLoadReferenceVersions(t *testing.T) {
 			}
 		}
 	}
-	f, _ := Load("testdata/rocm_strix_2026-10-02.csv")
+	f, _ := Load(context.Background(), "testdata/rocm_strix_2026-10-02.csv")
 	if f.Rows[0].Commit != "9a01c3d7" {
 		t.Errorf("a -dirty commit compares as its commit: got %q", f.Rows[0].Commit)
 	}
 }
 
 func TestLoadMissingFileIsIOError(t *testing.T) {
-	_, err := Load("testdata/no-such.csv")
+	_, err := Load(context.Background(), "testdata/no-such.csv")
 	if !errors.Is(err, fs.ErrNotExist) || isConfig(err) {
 		t.Fatalf("want a not-exist I/O error that is not a usage error, got %v", err)
 	}

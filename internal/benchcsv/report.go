@@ -1,13 +1,14 @@
 package benchcsv
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/reportfile"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
@@ -44,16 +45,17 @@ func ReportPath(value string) (string, error) {
 	return path, nil
 }
 
-// WriteJSON writes the report to path atomically: a reader (a CI step, a
-// dashboard) sees the old file or the whole new one, never half of it.
-func WriteJSON(path string, r *Report) error {
+// WriteJSON writes the report to path as reportfile does for every
+// report: a regular file atomically (a reader, a CI step or a dashboard,
+// sees the old file or the whole new one, never half of it), a link's
+// target, a device or a FIFO as they are, and a missing folder refused.
+func WriteJSON(ctx context.Context, path string, r *Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the comparison report: %w", err)
 	}
 	data = append(data, '\n')
-	// A report is for everyone to read: 0644, not CreateTemp's 0600.
-	return atomicfile.Options{Perm: 0o644, What: "comparison report"}.Write(path, data)
+	return reportfile.Write(ctx, reportfile.Target{Path: path, What: "comparison report", Variable: ReportEnv}, data)
 }
 
 // Run is bench:compare: it loads both files and the catalog, compares them
@@ -61,7 +63,7 @@ func WriteJSON(path string, r *Report) error {
 // MLXBUILD_REPORT) asks for it, the JSON report. catalog is the alias file;
 // named says the user gave it (so its absence is an error). Errors that
 // are the user's to fix are of kind fail.Config.
-func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Options, reportEnv string) error {
+func Run(ctx context.Context, w io.Writer, beforePath, afterPath, catalog string, named bool, opt Options, reportEnv string) error {
 	if err := opt.Check(); err != nil {
 		return err
 	}
@@ -69,14 +71,14 @@ func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Opt
 	if err != nil {
 		return err
 	}
-	if opt.Aliases, err = LoadCatalog(catalog, named); err != nil {
+	if opt.Aliases, err = LoadCatalog(ctx, catalog, named); err != nil {
 		return err
 	}
-	before, err := Load(beforePath)
+	before, err := Load(ctx, beforePath)
 	if err != nil {
 		return err
 	}
-	after, err := Load(afterPath)
+	after, err := Load(ctx, afterPath)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func Run(w io.Writer, beforePath, afterPath, catalog string, named bool, opt Opt
 		return fmt.Errorf("printing the comparison: %w", err)
 	}
 	if jsonPath != "" {
-		return WriteJSON(jsonPath, rep)
+		return WriteJSON(ctx, jsonPath, rep)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package benchcsv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -22,11 +23,11 @@ const (
 // later row replaces an earlier one; the comparison does the same and the
 // report says which line it left out.
 func TestCompareRerunKeepsLaterRow(t *testing.T) {
-	before, err := Load(realROCm)
+	before, err := Load(context.Background(), realROCm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := Load(rerun)
+	after, err := Load(context.Background(), rerun)
 	if err != nil {
 		t.Fatalf("a re-run appended to a sweep must be read: %v", err)
 	}
@@ -63,7 +64,7 @@ func TestCompareSkipsUnreadableRows(t *testing.T) {
 	var out bytes.Buffer
 	opt := DefaultOptions()
 	opt.AllowCommitChange = true
-	if err := Run(&out, realROCm, rerun, "", false, opt, ""); err != nil {
+	if err := Run(context.Background(), &out, realROCm, rerun, "", false, opt, ""); err != nil {
 		t.Fatalf("the file must be compared, its bad rows skipped: %v", err)
 	}
 	text := out.String()
@@ -89,7 +90,7 @@ func TestCompareSkipsUnreadableRows(t *testing.T) {
 func TestReferenceAndAllowCommitChangeRefused(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Reference, opt.AllowCommitChange = true, true
-	err := Run(&bytes.Buffer{}, "testdata/no-such.csv", rerun, "", false, opt, "")
+	err := Run(context.Background(), &bytes.Buffer{}, "testdata/no-such.csv", rerun, "", false, opt, "")
 	var oe *OptionsError
 	if !errors.As(err, &oe) || !isConfig(err) || !strings.Contains(err.Error(), "-reference and -allowCommitChange") {
 		t.Fatalf("want the pair of options refused (exit 2), got %v", err)

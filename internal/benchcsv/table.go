@@ -7,16 +7,20 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/plural"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // WriteTable writes the report as text: the files, the ratio distribution,
 // one aligned line per pair (moved pairs marked), then every model left out
-// with its reason.
+// with its reason. Every value read from the files (names, statuses,
+// dates, commits) and their paths are printed through ui.Escape: a model
+// name with an ESC sequence or a newline is shown, not obeyed.
 func WriteTable(w io.Writer, r *Report, before, after *File) error {
+	e := ui.Escape
 	var b strings.Builder
-	fmt.Fprintf(&b, "before:  %s (%s)\n", r.Before, counted(before))
-	fmt.Fprintf(&b, "after:   %s (%s)\n", r.After, counted(after))
-	fmt.Fprintf(&b, "harness: %s; %s on both sides\n\n", r.Harness, plural.Count(r.Shared, "model"))
+	fmt.Fprintf(&b, "before:  %s (%s)\n", e(r.Before), counted(before))
+	fmt.Fprintf(&b, "after:   %s (%s)\n", e(r.After), counted(after))
+	fmt.Fprintf(&b, "harness: %s; %s on both sides\n\n", e(r.Harness), plural.Count(r.Shared, "model"))
 	if s := r.Summary; s != nil {
 		fmt.Fprintf(&b, "decode ratio (after / before) over %s: median %s, quartiles %s/%s, range %s-%s\n",
 			plural.Count(len(r.Pairs), "pair"), x(s.Median), x(s.Q1), x(s.Q3), x(s.Min), x(s.Max))
@@ -26,7 +30,7 @@ func WriteTable(w io.Writer, r *Report, before, after *File) error {
 			if p.Moved {
 				mark = fmt.Sprintf("moved >%s", pct(r.Options.MovedThreshold))
 			}
-			rows = append(rows, []string{p.Model, tokS(p.Decode.Before), tokS(p.Decode.After),
+			rows = append(rows, []string{e(p.Model), tokS(p.Decode.Before), tokS(p.Decode.After),
 				ratio(p.Decode.Ratio), ratio(p.Prefill.Ratio), mark})
 		}
 		align(&b, rows)
@@ -36,14 +40,14 @@ func WriteTable(w io.Writer, r *Report, before, after *File) error {
 	if len(r.Replaced) > 0 {
 		fmt.Fprintf(&b, "\nreplaced by a later row of the same model (%d):\n", len(r.Replaced))
 		for _, d := range r.Replaced {
-			fmt.Fprintf(&b, "  %s:%d  %s: line %d is compared instead\n", d.File, d.Line, d.Model, d.KeptLine)
+			fmt.Fprintf(&b, "  %s:%d  %s: line %d is compared instead\n", e(d.File), d.Line, e(d.Model), d.KeptLine)
 		}
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "\nleft out (%d):\n", len(r.Dropped))
 		rows := [][]string{}
 		for _, d := range r.Dropped {
-			rows = append(rows, []string{"  " + d.Model, explain(d, r.Options)})
+			rows = append(rows, []string{"  " + e(d.Model), explain(d, r.Options)})
 		}
 		align(&b, rows)
 	}
@@ -51,8 +55,10 @@ func WriteTable(w io.Writer, r *Report, before, after *File) error {
 	return err
 }
 
-// explain says why a model was dropped and what would pair it.
+// explain says why a model was dropped and what would pair it, with the
+// values of both sides escaped.
 func explain(d Drop, opt Options) string {
+	d.Before, d.After = ui.Escape(d.Before), ui.Escape(d.After)
 	switch d.Reason {
 	case NonGenerative:
 		return "non-generative checkpoint (not a decode rate; -includeNonGenerative keeps it)"

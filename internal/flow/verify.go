@@ -38,7 +38,7 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 	}
 	report := func(rs []verify.Result) error {
 		verify.WriteText(o.Stdout, rs, pr.Color)
-		return verify.WriteReports(reports, rs)
+		return verify.WriteReports(ctx, reports, rs)
 	}
 	target := "verify:" + backend
 	configResult := verify.Result{Check: "config", Status: verify.Pass, Reason: "spec and project file valid; " + backend + " selectable on " + o.GOOS}

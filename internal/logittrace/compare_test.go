@@ -2,6 +2,7 @@ package logittrace
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -58,11 +59,11 @@ func standIn(t *testing.T, name string, edit func(i int, r *Row)) string {
 
 func compare(t *testing.T, ref, cand string, decided float64) *Result {
 	t.Helper()
-	r, err := Load(ref)
+	r, err := Load(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(cand)
+	c, err := Load(context.Background(), cand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestLogitDeltas(t *testing.T) {
 
 func TestNotComparable(t *testing.T) {
 	ref := standIn(t, "ref.tsv", nil)
-	r, _ := Load(ref)
+	r, _ := Load(context.Background(), ref)
 	short := *r
 	short.Rows = r.Rows[:5]
 	_, err := Compare(r, &short, DefaultDecided)
@@ -176,7 +177,7 @@ func TestNotComparable(t *testing.T) {
 			r.Target++
 		}
 	}
-	c, _ := Load(standIn(t, "other.tsv", other))
+	c, _ := Load(context.Background(), standIn(t, "other.tsv", other))
 	_, err = Compare(r, c, DefaultDecided)
 	if !errors.As(err, &nc) || nc.First != 3 || nc.Mismatched != 7 || !strings.Contains(err.Error(), "first at index 3") ||
 		!strings.Contains(err.Error(), fmt.Sprintf("%s:%d", ref, r.Rows[3].Line)) {
@@ -187,13 +188,13 @@ func TestNotComparable(t *testing.T) {
 func TestRunExitClasses(t *testing.T) {
 	ref := standIn(t, "ref.tsv", nil)
 	var out bytes.Buffer
-	if err := Run(&out, ref, standIn(t, "cand.tsv", swapTop(0)), DefaultDecided); err != nil || !strings.Contains(out.String(), "verdict: the traces differ only where") {
+	if err := Run(context.Background(), &out, ref, standIn(t, "cand.tsv", swapTop(0)), DefaultDecided); err != nil || !strings.Contains(out.String(), "verdict: the traces differ only where") {
 		t.Fatalf("disagreement is not an error: %v\n%s", err, out.String())
 	}
-	if err := Run(&out, ref, "testdata/no-such.tsv", DefaultDecided); err == nil || isConfig(err) {
+	if err := Run(context.Background(), &out, ref, "testdata/no-such.tsv", DefaultDecided); err == nil || isConfig(err) {
 		t.Fatalf("a missing file is a failure, not a usage error: %v", err)
 	}
-	if err := Run(&out, ref, ref, -1); !isConfig(err) {
+	if err := Run(context.Background(), &out, ref, ref, -1); !isConfig(err) {
 		t.Fatalf("a negative threshold is a usage error: %v", err)
 	}
 }

@@ -12,13 +12,15 @@ package logittrace
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/inputfile"
 )
 
 // Row is one position of a trace.
@@ -67,21 +69,33 @@ func (e *InputError) Error() string {
 // columns is the data row layout the header's `# columns` line announces.
 var columns = []string{"chunk", "pos", "target", "nll", "top_ids", "top_logits"}
 
-// Load reads and parses the trace at path.
-func Load(path string) (*Trace, error) {
-	data, err := os.ReadFile(path)
+// Load reads and parses the trace at path; one that is not a regular
+// file, or too large, is a configuration error.
+func Load(ctx context.Context, path string) (*Trace, error) {
+	data, err := (inputfile.File{Path: path, What: "logit trace", Limit: inputfile.TableLimit,
+		Fix: "give bench:traces regular files"}).Read(ctx)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading logit trace: %w; check the path", err)
 	}
 	return Parse(path, data)
 }
 
+// maxRow bounds one row: a row is one position's top-k ids and logits, a
+// few KiB even for a top-k of hundreds; the bound keeps a file with no line
+// breaks from being held whole as one row.
+const maxRow = 16 << 20
+
 // Parse parses a trace named name (for messages).
 func Parse(name string, data []byte) (*Trace, error) {
 	t := &Trace{Name: name, Meta: map[string][]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 0, 64*1024), maxRow)
+	line := 0
+	for sc.Scan() {
+		line++
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -103,7 +117,9 @@ func Parse(name string, data []byte) (*Trace, error) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, &InputError{name, line + 1, 1, fmt.Sprintf("a row longer than %d MiB, the most mlxbuild reads of one row; a trace row holds one position's top-k ids and logits, so check that this is a logit trace", maxRow>>20)}
+	} else if err != nil {
 		return nil, &InputError{File: name, Msg: err.Error()}
 	}
 	if len(t.Rows) == 0 {

@@ -1,23 +1,26 @@
 package logittrace
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // Run is bench:traces: it loads both traces, compares them with the decided
 // threshold and writes the report to w.
-func Run(w io.Writer, refPath, candPath string, decided float64) error {
+func Run(ctx context.Context, w io.Writer, refPath, candPath string, decided float64) error {
 	if decided < 0 || math.IsNaN(decided) || math.IsInf(decided, 0) {
 		return &InputError{File: "-decided", Msg: fmt.Sprintf("%g: the threshold is a logit gap >= 0, such as 2.0", decided)}
 	}
-	ref, err := Load(refPath)
+	ref, err := Load(ctx, refPath)
 	if err != nil {
 		return err
 	}
-	cand, err := Load(candPath)
+	cand, err := Load(ctx, candPath)
 	if err != nil {
 		return err
 	}
@@ -32,7 +35,10 @@ func Run(w io.Writer, refPath, candPath string, decided float64) error {
 // Format renders a result as the reference tool's sections, in its order.
 func Format(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "reference  %s (%s)\ncandidate  %s (%s)\npositions  %d\n\n", r.RefModel, r.Reference, r.CandModel, r.Candidate, r.Positions)
+	// The models are the traces' own words and the names are paths: both
+	// printed escaped, so an ESC sequence in either is shown, not obeyed.
+	e := ui.Escape
+	fmt.Fprintf(&b, "reference  %s (%s)\ncandidate  %s (%s)\npositions  %d\n\n", e(r.RefModel), e(r.Reference), e(r.CandModel), e(r.Candidate), r.Positions)
 	fmt.Fprintf(&b, "%-36s%7d / %-7d %8.3f%%\n", "top-1 disagreement", r.Disagree, r.Positions, pct(r.Disagree, r.Positions))
 	if r.DecidedPositions > 0 {
 		fmt.Fprintf(&b, "%-36s%7d / %-7d %8.3f%%   <- gate on this\n", fmt.Sprintf("  on decided positions (gap >= %g)", r.Decided),

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -32,15 +33,15 @@ func ReportsFromEnv(v string) ([]Report, error) {
 }
 
 // WriteReports writes rs in each report's format to its path, stopping at
-// the first error.
-func WriteReports(reports []Report, rs []Result) error {
+// the first error; a write into a device or FIFO stops when ctx is done.
+func WriteReports(ctx context.Context, reports []Report, rs []Result) error {
 	for _, r := range reports {
 		var err error
 		switch r.Kind {
 		case "junit":
-			err = WriteJUnit(r.Path, rs)
+			err = WriteJUnit(ctx, r.Path, rs)
 		case "json":
-			err = WriteJSON(r.Path, rs)
+			err = WriteJSON(ctx, r.Path, rs)
 		default:
 			err = fmt.Errorf("report kind %q is not junit or json", r.Kind)
 		}

@@ -1,6 +1,9 @@
 package verify
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 type jsonReport struct {
 	Passed  int          `json:"passed"`
@@ -24,8 +27,8 @@ type jsonFinding struct {
 	Fix     string `json:"fix,omitempty"`
 }
 
-// WriteJSON writes rs as a JSON report to path, atomically.
-func WriteJSON(path string, rs []Result) error {
+// WriteJSON writes rs as a JSON report to path (see writeReport).
+func WriteJSON(ctx context.Context, path string, rs []Result) error {
 	rep := jsonReport{Checks: []jsonResult{}}
 	var n counts
 	for _, r := range rs {
@@ -41,7 +44,7 @@ func WriteJSON(path string, rs []Result) error {
 	if err != nil {
 		return err
 	}
-	return reportFile.Write(path, append(data, '\n'))
+	return writeReport(ctx, path, append(data, '\n'))
 }
 
 // counts are the results of each status, for the reports' totals.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"encoding/xml"
 	"strings"
 )
@@ -32,8 +33,8 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes rs as a JUnit XML report to path, atomically.
-func WriteJUnit(path string, rs []Result) error {
+// WriteJUnit writes rs as a JUnit XML report to path (see writeReport).
+func WriteJUnit(ctx context.Context, path string, rs []Result) error {
 	s := junitSuite{Name: "mlxbuild verify", Tests: len(rs)}
 	var n counts
 	for _, r := range rs {
@@ -60,5 +61,5 @@ func WriteJUnit(path string, rs []Result) error {
 	if err != nil {
 		return err
 	}
-	return reportFile.Write(path, append([]byte(xml.Header), append(data, '\n')...))
+	return writeReport(ctx, path, append([]byte(xml.Header), append(data, '\n')...))
 }

@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -58,8 +61,8 @@ func TestWriteTextGolden(t *testing.T) {
 }
 
 func TestWriteJUnit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "reports", "verify.xml")
-	if err := WriteJUnit(path, sampleResults()); err != nil {
+	path := filepath.Join(t.TempDir(), "verify.xml")
+	if err := WriteJUnit(context.Background(), path, sampleResults()); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -83,7 +86,7 @@ func TestWriteJUnit(t *testing.T) {
 
 func TestWriteJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "verify.json")
-	if err := WriteJSON(path, sampleResults()); err != nil {
+	if err := WriteJSON(context.Background(), path, sampleResults()); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -100,7 +103,7 @@ func TestWriteJSON(t *testing.T) {
 	}
 	// A directory in the way is an error that names the path.
 	dir := t.TempDir()
-	if err := WriteJSON(dir, nil); err == nil || !strings.Contains(err.Error(), "writing verify report "+dir+": ") {
+	if err := WriteJSON(context.Background(), dir, nil); err == nil || !strings.Contains(err.Error(), "writing verify report "+dir+": ") {
 		t.Errorf("writing over a directory: %v", err)
 	}
 }
@@ -143,7 +146,7 @@ func TestNotRunFailsEveryReport(t *testing.T) {
 		t.Errorf("text report:\n%s", b.String())
 	}
 	dir := t.TempDir()
-	if err := WriteReports([]Report{{"junit", filepath.Join(dir, "v.xml")}, {"json", filepath.Join(dir, "v.json")}}, rs); err != nil {
+	if err := WriteReports(context.Background(), []Report{{"junit", filepath.Join(dir, "v.xml")}, {"json", filepath.Join(dir, "v.json")}}, rs); err != nil {
 		t.Fatal(err)
 	}
 	var suites junitSuites
@@ -187,5 +190,68 @@ func TestRun(t *testing.T) {
 	}
 	if !Failed(rs) || Failed(rs[:1]) {
 		t.Error("Failed disagrees with the statuses")
+	}
+}
+
+// TestReportsAsTheUserMeans: MLXBUILD_REPORT naming a link to a device (as
+// /dev/stdout is), a link to a file or a FIFO with a reader writes into
+// what it names and leaves it as it is (the old rename replaced each with a
+// regular file); a folder that does not exist is refused as configuration
+// (the old writer created it).
+func TestReportsAsTheUserMeans(t *testing.T) {
+	ctx, rs := context.Background(), sampleResults()
+	dir := t.TempDir()
+	toDevice, toFile, fifo := filepath.Join(dir, "dev.xml"), filepath.Join(dir, "file.json"), filepath.Join(dir, "r.fifo")
+	if err := os.Symlink("/dev/null", toDevice); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.json", toFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := os.OpenFile(fifo, os.O_RDWR, 0) // a reader that never blocks the open
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := WriteReports(ctx, []Report{{"junit", toDevice}, {"json", toFile}, {"json", fifo}}, rs); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{toDevice, toFile} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link: %v", l, err)
+		}
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v", err) // its reader would wait for ever
+	}
+	var rep jsonReport
+	if data, err := os.ReadFile(filepath.Join(dir, "real.json")); err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Errorf("the link's target holds no report: %v %q", err, data)
+	}
+	if err := json.NewDecoder(reader).Decode(&rep); err != nil {
+		t.Errorf("the FIFO's reader got no report: %v", err)
+	}
+	missing := filepath.Join(dir, "no", "v.xml")
+	err = WriteReports(ctx, []Report{{"junit", missing}}, rs)
+	if fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), ReportEnv) {
+		t.Errorf("report in a missing folder: %v, want a configuration error naming %s and %s", err, missing, ReportEnv)
+	}
+}
+
+// TestTextEscapesQuotedContent: a finding that quotes a file's line holding
+// an ESC sequence, in a file whose name holds one, prints them escaped; the
+// message's own line breaks stay (indented). They were printed raw.
+func TestTextEscapesQuotedContent(t *testing.T) {
+	rs := []Result{{Check: "rules", Status: Fail, Findings: []Finding{{
+		File: "mlx/a\x1b[2J.cpp", Line: 3, Message: "forbidden: `printf(\"\x1b[31m\")`\nsecond line", Fix: "remove \x1b[0m",
+	}}}}
+	var b bytes.Buffer
+	WriteText(&b, rs, false)
+	out := b.String()
+	if strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `mlx/a\x1b[2J.cpp:3: forbidden: `+"`"+`printf("\x1b[31m")`+"`\n        second line\n") {
+		t.Errorf("text report:\n%s", out)
 	}
 }

@@ -23,7 +23,7 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 		word := map[Status]string{Pass: paint(ui.Green, "PASS"), Fail: paint(ui.BoldRed, "FAIL"), Skip: paint(ui.Yellow, "SKIP"), NotRun: paint(ui.BoldRed, "NRUN")}[r.Status]
 		b.WriteString(word + "  " + r.Check)
 		if summary := summarize(r); summary != "" {
-			b.WriteString(": " + summary)
+			b.WriteString(": " + ui.EscapeLines(summary))
 		}
 		b.WriteByte('\n')
 		for _, f := range r.Findings {
@@ -38,16 +38,19 @@ func WriteText(w io.Writer, rs []Result, useColor bool) {
 	io.WriteString(w, b.String())
 }
 
-// writeFinding writes one finding: its location and message, then what to do.
+// writeFinding writes one finding: its location and message, then what to
+// do. A finding quotes files (a line of source, a record, a path), so all
+// of it goes through ui's escaping: an ESC sequence in a quoted line is
+// shown, not obeyed. The message keeps its own line breaks.
 func writeFinding(b *strings.Builder, f Finding, indent string) {
 	b.WriteString(indent)
 	if loc := f.Location(); loc != "" {
-		b.WriteString(loc + ": ")
+		b.WriteString(ui.Escape(loc) + ": ")
 	}
-	b.WriteString(strings.ReplaceAll(f.Message, "\n", "\n"+indent+"  "))
+	b.WriteString(strings.ReplaceAll(ui.EscapeLines(f.Message), "\n", "\n"+indent+"  "))
 	b.WriteByte('\n')
 	if f.Fix != "" {
-		b.WriteString(indent + "  fix: " + f.Fix + "\n")
+		b.WriteString(indent + "  fix: " + ui.EscapeLines(f.Fix) + "\n")
 	}
 }
 

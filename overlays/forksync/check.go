@@ -76,7 +76,10 @@ type checkReport struct {
 // item.
 func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
-	upData, err := os.ReadFile(upFile)
+	upData, err := records.ReadRecord(upFile)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fail.Configf("%s: %v; an overlay vendored from a fork keeps UPSTREAM with commit:, fork_upstream_merge_base: and retargeted_to_mlx_pin:", upFile, errors.Unwrap(err))
 	}
@@ -93,7 +96,7 @@ func CheckRecords(ctx context.Context, o checkOptions) (*checkReport, error) {
 		*k.dst = f.Value
 	}
 	fixesFile := filepath.Join(o.Overlay, records.LocalFixesName)
-	fixesData, err := os.ReadFile(fixesFile)
+	fixesData, err := records.ReadRecord(fixesFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("forksync: reading %s: %w", fixesFile, err)
 	}
@@ -266,7 +269,7 @@ func (r *checkReport) residual(ctx context.Context, m *merger, fork, mlx *repo, 
 // compare holds the fresh residual against CORE_RESIDUAL.diff, and writes
 // it when asked.
 func (r *checkReport) compare(ctx context.Context, m *merger, l *records.Layout, fresh map[string]freshResidual, resFile string, write bool) error {
-	data, err := os.ReadFile(resFile)
+	data, err := records.ReadRecord(resFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("forksync: reading %s: %w", resFile, err)
 	}

@@ -238,7 +238,7 @@ func DriftOptionsFor(cfg *configs.Config, backend, candidate string) (driftOptio
 		o.core = pb.Fork.Core
 	}
 	var notes []string
-	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
+	if data, err := records.ReadRecord(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
 			if err := checkRecordRev(filepath.Join(ov, records.UpstreamName), f); err != nil {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 
 	"github.com/mlxbuild/mlxbuild/internal/plural"
@@ -51,13 +51,15 @@ func Records(cfg *configs.Config, backend string) ([]recordsReport, error) {
 		if pb := cfg.Project.Backends[n]; pb.Fork != nil {
 			r.backendDirs = pb.Fork.Dirs
 		}
-		if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
+		if data, err := records.ReadRecord(filepath.Join(ov, records.UpstreamName)); err == nil {
 			r.upstream, _ = records.ParseUpstream(data)
 		}
 		path := filepath.Join(ov, records.LocalFixesName)
-		data, err := os.ReadFile(path)
+		data, err := records.ReadRecord(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+		case fail.KindOf(err) == fail.Config:
+			return nil, err // a FIFO or a device, said with the file
 		case err != nil:
 			return nil, fmt.Errorf("forksync: reading %s: %w", path, err)
 		default:
@@ -70,16 +72,20 @@ func Records(cfg *configs.Config, backend string) ([]recordsReport, error) {
 }
 
 // Render writes the items with their status, then what to do about them.
+// Everything taken from the records (titles, links, paths, commits,
+// problems quoting them) is printed through ui.Escape: an ESC sequence or
+// a newline in LOCAL_FIXES.md is shown, not obeyed.
 func (r recordsReport) Render(w io.Writer) {
+	e := ui.Escape
 	if r.file == "" {
 		fmt.Fprintf(w, "%s: the overlay has no %s (no local changes recorded)\n", r.backend, records.LocalFixesName)
 		return
 	}
-	fmt.Fprintf(w, "%s: %s", r.backend, r.file)
+	fmt.Fprintf(w, "%s: %s", r.backend, e(r.file))
 	if c, ok := r.upstream.Get("commit"); ok {
-		fmt.Fprintf(w, " (on fork commit %s", short(c.Value))
+		fmt.Fprintf(w, " (on fork commit %s", e(short(c.Value)))
 		if p, ok := r.upstream.Get("retargeted_to_mlx_pin"); ok {
-			fmt.Fprintf(w, ", MLX %s", short(p.Value))
+			fmt.Fprintf(w, ", MLX %s", e(short(p.Value)))
 		}
 		fmt.Fprint(w, ")")
 	}
@@ -92,20 +98,20 @@ func (r recordsReport) Render(w io.Writer) {
 		counts[it.Status]++
 		status := it.Status.String()
 		if it.Status == records.StatusProposed {
-			status += " " + it.Link
+			status += " " + e(it.Link)
 		}
 		if it.StatusFrom == records.SourceProse || it.StatusFrom == records.SourceSection {
 			status += ", from its " + it.StatusFrom.String()
 		}
-		fmt.Fprintf(w, "  %d. %s [%s]\n", it.Number, it.Title, status)
+		fmt.Fprintf(w, "  %d. %s [%s]\n", it.Number, e(it.Title), status)
 		outside := 0
 		for _, p := range it.Paths {
 			if layout == nil {
-				fmt.Fprintf(w, "       %s\n", p.Path)
+				fmt.Fprintf(w, "       %s\n", e(p.Path))
 				continue
 			}
 			if f := layout.Resolve(p.Path); f != "" {
-				fmt.Fprintf(w, "       %s\n", f)
+				fmt.Fprintf(w, "       %s\n", e(f))
 			} else {
 				outside++
 			}
@@ -118,6 +124,6 @@ func (r recordsReport) Render(w io.Writer) {
 		plural.Count(len(r.items), "item"), counts[records.StatusRetargetOnly], counts[records.StatusAppliesToFork],
 		counts[records.StatusToBeProposed], counts[records.StatusProposed], counts[records.StatusUnknown])
 	for _, p := range r.problems {
-		fmt.Fprintf(w, "  %s: %s; %s\n", fail.Pos{File: r.file, Line: p.Line}, p.Message, p.Fix)
+		fmt.Fprintf(w, "  %s: %s; %s\n", e(fail.Pos{File: r.file, Line: p.Line}.String()), e(p.Message), e(p.Fix))
 	}
 }

@@ -260,7 +260,7 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, re
 	if pb := cfg.Project.Backends[name]; pb != nil && pb.Fork != nil {
 		o.backendDirs = pb.Fork.Dirs
 	}
-	if data, err := os.ReadFile(filepath.Join(ov, records.UpstreamName)); err == nil {
+	if data, err := records.ReadRecord(filepath.Join(ov, records.UpstreamName)); err == nil {
 		up, _ := records.ParseUpstream(data)
 		if f, ok := up.Get("retargeted_to_mlx_pin"); ok && f.Value != "" {
 			o.oldPin = f.Value

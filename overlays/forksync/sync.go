@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays/records"
 
 	"github.com/mlxbuild/mlxbuild/internal/plural"
@@ -101,7 +102,10 @@ func Sync(ctx context.Context, o syncOptions) (*syncResult, error) {
 	}
 	defer unlock()
 	upFile := filepath.Join(o.Overlay, records.UpstreamName)
-	upData, err := os.ReadFile(upFile)
+	upData, err := records.ReadRecord(upFile)
+	if fail.KindOf(err) == fail.Config {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forksync: reading %s: %w; an overlay synced from a fork keeps UPSTREAM at its root with `commit: <fork commit>`", upFile, err)
 	}

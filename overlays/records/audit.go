@@ -2,7 +2,6 @@ package records
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -34,9 +33,9 @@ var (
 // core files.
 func checkReadme(l *Layout) []fileProblem {
 	file := filepath.Join(l.Root, readmeName)
-	data, err := os.ReadFile(file)
+	data, err := ReadRecord(file)
 	if err != nil {
-		return nil
+		return unreadable(file, err)
 	}
 	var out []fileProblem
 	add := func(line int, msg, fix string) {
@@ -100,9 +99,9 @@ func checkReadme(l *Layout) []fileProblem {
 // An overlay without the file has no residual record to check.
 func checkResidual(l *Layout, up Upstream, lf localFixes) []fileProblem {
 	file := filepath.Join(l.Root, ResidualName)
-	data, err := os.ReadFile(file)
+	data, err := ReadRecord(file)
 	if err != nil {
-		return nil
+		return unreadable(file, err)
 	}
 	res, probs := ParseResidual(data)
 	var out []fileProblem

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
@@ -65,10 +66,13 @@ func (g Gate) Check() ([]fileProblem, *Layout) {
 		out = append(out, fileProblem{File: file, Problem: Problem{Line: line, Message: msg, Fix: fix}})
 	}
 	read := func(file, name, fix string) ([]byte, bool) {
-		data, err := os.ReadFile(file)
+		data, err := ReadRecord(file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			add(file, 0, name+": missing", fix)
+			return nil, false
+		case fail.KindOf(err) == fail.Config:
+			add(file, 0, err.Error(), "")
 			return nil, false
 		case err != nil:
 			add(file, 0, fmt.Sprintf("cannot read %s: %v", name, err), "check its permissions")

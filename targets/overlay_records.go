@@ -37,7 +37,7 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 			return fmt.Errorf("the %s overlay's records disagree with it in %d place(s); fix each as it says", name, n)
 		}
 		return nil
-	})
+	}, flag("backend", backend))
 }
 
 // Retarget moves an overlay's core files onto newPin by three-way merge. The
@@ -67,5 +67,5 @@ func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) err
 		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, ro.Overlay)
 		res.Render(o.Stdout)
 		return err
-	})
+	}, flag("backend", backend))
 }

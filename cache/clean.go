@@ -126,7 +126,7 @@ func cleanBackend(l Layout, res *cleanResult) error {
 	holder := 0
 	unlock, err := Lock(ctx, l.Lock, func(pid int) { holder = pid })
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.backend, holder, l.Lock)
+		return fmt.Errorf("cache: clean %s: %s holds %s; wait for it to finish or stop it, then clean again", l.backend, Holder(holder), l.Lock)
 	}
 	defer unlock()
 	known := map[string]bool{}

@@ -79,7 +79,7 @@ type heldLock struct {
 // with dry starts Ninja's dry run on its build.
 func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer, dry bool) error {
 	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, l.Lock)
+		pr.Info("waiting for %s that holds %s", cache.Holder(pid), l.Lock)
 	})
 	if err != nil {
 		return fmt.Errorf("locking the %s cache: %w", backend, err)

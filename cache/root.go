@@ -86,18 +86,31 @@ func tagged(root string) bool {
 // it: it creates a missing root and tags it, tags an empty one (nothing in
 // it can be lost), keeps a tagged one, and refuses any other directory.
 // Every writer under the root calls it first, so the tag is only ever
-// written into a directory mlxbuild made.
+// written into a directory mlxbuild made; and it checks the root's shared
+// folders (the pristine sources, the dependency store, the discovery
+// memos, ...) with CheckFolder, so no writer goes through a link planted
+// there.
 func EnsureRoot(root string) error {
 	if root == "" {
 		return errors.New("cache: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
-	if isTagged, err := checkRoot(root); err != nil || isTagged {
+	isTagged, err := checkRoot(root)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
+	if !isTagged {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
+		}
+		if err := atomicWrite("cache tag", filepath.Join(root, tagName), []byte(tagBody)); err != nil {
+			return err
+		}
 	}
-	return atomicWrite("cache tag", filepath.Join(root, tagName), []byte(tagBody))
+	o, err := rootIdentity(root)
+	if err != nil {
+		return err
+	}
+	return checkShared(o)
 }
 
 // emptyButTagWrites says whether dir holds nothing but the temporary files

@@ -139,7 +139,10 @@ func (o rootOwner) own(path string, st fs.FileInfo, folder bool) error {
 	if dev != o.dev {
 		return &folderError{path: path, what: "is on another device than the cache root " + o.root + " (a mount?)", fix: "unmount it or move it out of the cache"}
 	}
-	if uid != o.uid {
+	// A run as root (sudo) in a user's cache makes its folders as root:
+	// they are mlxbuild's too, for a run as root; any other run cannot
+	// write there anyway, and is told whose they are.
+	if uid != o.uid && !(uid == 0 && os.Geteuid() == 0) {
 		return &folderError{path: path, what: fmt.Sprintf("is owned by uid %d, not by uid %d who owns the cache root %s", uid, o.uid, o.root), fix: "move it out of the cache"}
 	}
 	return nil

@@ -96,6 +96,17 @@ func TestCheckFolderRefusesWhatMlxbuildDidNotMake(t *testing.T) {
 		if err := os.Chown(l.Build, 0, 0); err != nil {
 			t.Fatal(err)
 		}
+		// A user's root where a run as root made the folders: theirs
+		// for a run as root.
+		if err := os.Chown(root, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.CheckFolders(); err != nil {
+			t.Errorf("folders a run as root made in a user's cache, checked as root: %v", err)
+		}
+		if err := os.Chown(root, 0, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	untagged := t.TempDir()
 	var fr *ForeignRootError

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
@@ -74,11 +75,12 @@ func recalledGPUs(dir, fingerprint string) []string {
 }
 
 // rememberGPUs keeps rows (nvidia-smi's targets, one per GPU row) under
-// fingerprint in dir, inside a cache root mlxbuild made (it holds
-// CACHEDIR.TAG: arch:cuda and doctor must not create one). A failure costs
-// only the next run an nvidia-smi, so it is not an error.
+// fingerprint in dir, a folder mlxbuild may write into (cache.CheckFolder:
+// inside a cache root mlxbuild made, which arch:cuda and doctor must not
+// create, never through a planted link). A failure costs only the next run
+// an nvidia-smi, so it is not an error.
 func rememberGPUs(dir, fingerprint string, rows []string) {
-	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "CACHEDIR.TAG")); err != nil {
+	if cache.CheckFolder(filepath.Dir(dir), dir) != nil {
 		return
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // fakeNvidiaProc writes a driver proc folder: a version file and one GPU
@@ -42,7 +44,7 @@ func newMemoCase(t *testing.T) *memoCase {
 	bin := t.TempDir()
 	c := &memoCase{t: t, env: isolated(t, bin), runs: filepath.Join(t.TempDir(), "runs")}
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "CACHEDIR.TAG"), []byte("Signature: 8a477f597d28d172789f06886806bc55\n"), 0o644); err != nil {
+	if err := cache.EnsureRoot(root); err != nil {
 		t.Fatal(err)
 	}
 	c.memo = filepath.Join(root, "discovery")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
@@ -82,13 +83,14 @@ func (m memo) store(key string, w *witness, result memoResult) {
 	m.write(key, formatMemo(e))
 }
 
-// write replaces key's file with data when it differs. Only inside a cache
-// root mlxbuild made (it holds CACHEDIR.TAG): plan and doctor must not
-// create one, and a directory with files but no tag is refused as a cache
-// root (the first build writes the tag). A failure only costs the next run
-// the work the file saves, so it is not an error.
+// write replaces key's file with data when it differs. Only into a folder
+// mlxbuild may write into (cache.CheckFolder): inside a cache root mlxbuild
+// made (it holds CACHEDIR.TAG: plan and doctor must not create one, and a
+// directory with files but no tag is refused as a cache root; the first
+// build writes the tag), never through a link planted there. A failure
+// only costs the next run the work the file saves, so it is not an error.
 func (m memo) write(key string, data []byte) {
-	if _, err := os.Stat(filepath.Join(filepath.Dir(m.dir), "CACHEDIR.TAG")); err != nil {
+	if cache.CheckFolder(filepath.Dir(m.dir), m.dir) != nil {
 		return
 	}
 	if err := os.Mkdir(m.dir, 0o755); err != nil && !os.IsExist(err) {

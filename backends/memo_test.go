@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // countingScript is a /bin/sh stand-in that appends a byte to count on every
@@ -204,8 +206,28 @@ func TestMemoCreatesNoCacheRoot(t *testing.T) {
 // returns its discovery directory.
 func cacheRoot(t *testing.T) string {
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55\n", 0o644)
+	if err := cache.EnsureRoot(root); err != nil {
+		t.Fatal(err)
+	}
 	return filepath.Join(root, "discovery")
+}
+
+// A discovery folder that is a link to a user's folder (planted in the
+// cache) gets no entry: the memo writes only where cache.CheckFolder says.
+func TestMemoWritesNotThroughALink(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	root, _, _ := fakeDebianROCm(t, count)
+	discovery := cacheRoot(t)
+	user := t.TempDir()
+	if err := os.Symlink(user, discovery); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LocateROCmCached(envMap(map[string]string{"ROCM_PATH": root}), discovery); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(user); len(entries) != 0 {
+		t.Fatalf("the memo wrote through the link into the user's folder: %v", entries)
+	}
 }
 
 // A directory that is not mlxbuild's cache (no CACHEDIR.TAG) gets no entry.

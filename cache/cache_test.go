@@ -156,7 +156,7 @@ func TestLockWaitsNamesTheHolderAndTakesOverFromTheDead(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	reported := 0
-	if _, err := Lock(ctx, path, func(p int) { reported = p }); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("held by pid %d", pid)) {
+	if _, err := Lock(ctx, path, func(p int) { reported = p }); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("held by another mlxbuild (pid %d)", pid)) {
 		t.Fatalf("Lock under a live holder: %v", err)
 	}
 	if reported != pid {

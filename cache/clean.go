@@ -79,10 +79,24 @@ func Clean(root string, backends []string, scope CleanScope) (*cleanResult, erro
 	if !tagged(abs) {
 		return nil, fmt.Errorf("cache: clean: %s has no %s of mlxbuild, so mlxbuild did not make it; refusing to clean it (check MLXBUILD_CACHE and cache: in mlxbuild.yaml)", abs, tagName)
 	}
+	// Every folder clean would read, lock or delete is checked before the
+	// first is touched: a link planted anywhere stops the whole clean.
+	o, err := rootIdentity(abs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShared(o); err != nil {
+		return nil, err
+	}
 	for _, b := range backends {
 		if err := checkBackend(b); err != nil {
 			return nil, err
 		}
+		if err := For(abs, b).CheckFolders(); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range backends {
 		if err := cleanBackend(For(abs, b), res); err != nil {
 			return res, err
 		}
@@ -131,7 +145,7 @@ func cleanBackend(l Layout, res *cleanResult) error {
 	holder := 0
 	unlock, err := Lock(ctx, l.Lock, func(pid int) { holder = pid })
 	if err != nil {
-		return fmt.Errorf("cache: clean %s: a build (pid %d) holds %s; wait for it to finish or stop it, then clean again", l.backend, holder, l.Lock)
+		return fmt.Errorf("cache: clean %s: %s holds %s; wait for it to finish or stop it, then clean again", l.backend, Holder(holder), l.Lock)
 	}
 	defer unlock()
 	known := map[string]bool{}

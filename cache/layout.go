@@ -87,8 +87,9 @@ func For(root, backend string) Layout {
 	}
 }
 
-// Prepare makes the root mlxbuild's cache (see EnsureRoot) and creates the
-// backend's directory, so that Lock and the writers below can work. project
+// Prepare makes the root mlxbuild's cache (see EnsureRoot), checks the
+// backend's folders (CheckFolders) and creates the backend's directory, so
+// that Lock and the writers below can work. project
 // is the directory of the project file the build is for: the backend's
 // directory records it, and a directory another project recorded is
 // refused (see claimOwner).
@@ -97,6 +98,9 @@ func Prepare(l Layout, project string) error {
 		return err
 	}
 	if err := EnsureRoot(l.root); err != nil {
+		return err
+	}
+	if err := l.CheckFolders(); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(l.Dir, 0o755); err != nil {

@@ -16,11 +16,16 @@ import (
 // by a context, so Lock polls a non-blocking flock instead of blocking.
 const lockPoll = 25 * time.Millisecond
 
+// pidPolls is how many polls a waiter gives a new holder to write its pid
+// before it says it waits for a holder it cannot name.
+const pidPolls = 8
+
 // Lock takes the exclusive lock at path, creating the file (and its
 // directory) if needed, and returns the function that releases it. When
 // another process holds the lock, waiting is called once with that process's
-// pid (0 if it could not be read) and Lock waits until the lock is free or
-// ctx ends.
+// pid and Lock waits until the lock is free or ctx ends. A holder that has
+// just taken the lock has not written its pid yet: waiting is then called
+// once it has, or with 0 after pidPolls tries (Holder words both).
 //
 // The lock is an flock(2) on the file, which the kernel drops when its holder
 // dies, however it dies: a lock left by a dead process is therefore taken
@@ -35,8 +40,8 @@ func Lock(ctx context.Context, path string, waiting func(holderPID int)) (unlock
 	if err != nil {
 		return nil, fmt.Errorf("cache: opening lock %s: %w; make the cache directory writable or set MLXBUILD_CACHE", path, err)
 	}
-	told := false
-	for {
+	told, polls := false, 0
+	for ; ; polls++ {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			break
@@ -46,20 +51,25 @@ func Lock(ctx context.Context, path string, waiting func(holderPID int)) (unlock
 			return nil, fmt.Errorf("cache: locking %s: %w; the cache must be on a file system that supports flock", path, err)
 		}
 		if !told && waiting != nil {
-			waiting(readPID(f))
+			if pid := readPID(f); pid > 0 || polls >= pidPolls {
+				waiting(pid)
+				told = true
+			}
 		}
-		told = true
 		select {
 		case <-ctx.Done():
 			holder := readPID(f)
 			f.Close()
-			return nil, fmt.Errorf("cache: waiting for lock %s (held by pid %d): %w", path, holder, ctx.Err())
+			return nil, fmt.Errorf("cache: waiting for lock %s (held by %s): %w", path, Holder(holder), ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}
-	// Holding the lock: say who we are, for the next waiter's message.
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	// Holding the lock: say who we are, for the next waiter's message,
+	// writing before cutting what a dead holder left, so the file is never
+	// empty while a pid was there to read.
+	me := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	if _, err := f.WriteAt(me, 0); err == nil {
+		_ = f.Truncate(int64(len(me)))
 	}
 	return func() error {
 		if f == nil {
@@ -89,4 +99,13 @@ func readPID(f *os.File) int {
 		return 0
 	}
 	return pid
+}
+
+// Holder names a lock's holder in a message: "another mlxbuild (pid 12)",
+// or "another mlxbuild" when its pid could not be read (0), never pid 0.
+func Holder(pid int) string {
+	if pid <= 0 {
+		return "another mlxbuild"
+	}
+	return fmt.Sprintf("another mlxbuild (pid %d)", pid)
 }

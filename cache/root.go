@@ -60,9 +60,15 @@ func checkRoot(root string) (isTagged bool, err error) {
 	if tagged(root) {
 		return true, nil
 	}
-	empty, err := isEmptyDir(root)
+	empty, err := emptyButTagWrites(root)
 	if err != nil {
 		return false, fmt.Errorf("cache: reading %s: %w", root, err)
+	}
+	// The tag is renamed into place before anything else is written:
+	// another run may have tagged the root and started its work since the
+	// first look, so a root that holds files is looked at again.
+	if !empty && tagged(root) {
+		return true, nil
 	}
 	if !empty {
 		return false, &ForeignRootError{root: root, Reason: "already holds files and no " + tagName + " of mlxbuild, so it is not mlxbuild's cache"}
@@ -80,29 +86,57 @@ func tagged(root string) bool {
 // it: it creates a missing root and tags it, tags an empty one (nothing in
 // it can be lost), keeps a tagged one, and refuses any other directory.
 // Every writer under the root calls it first, so the tag is only ever
-// written into a directory mlxbuild made.
+// written into a directory mlxbuild made; and it checks the root's shared
+// folders (the pristine sources, the dependency store, the discovery
+// memos, ...) with CheckFolder, so no writer goes through a link planted
+// there.
 func EnsureRoot(root string) error {
 	if root == "" {
 		return errors.New("cache: the cache root is empty; set MLXBUILD_CACHE or cache: in mlxbuild.yaml")
 	}
-	if isTagged, err := checkRoot(root); err != nil || isTagged {
+	isTagged, err := checkRoot(root)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
+	if !isTagged {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", root, err)
+		}
+		if err := atomicWrite("cache tag", filepath.Join(root, tagName), []byte(tagBody)); err != nil {
+			return err
+		}
 	}
-	return atomicWrite("cache tag", filepath.Join(root, tagName), []byte(tagBody))
+	o, err := rootIdentity(root)
+	if err != nil {
+		return err
+	}
+	return checkShared(o)
 }
 
-func isEmptyDir(dir string) (bool, error) {
+// emptyButTagWrites says whether dir holds nothing but the temporary files
+// of tag writes (rootTempPatterns). Another mlxbuild that started with this
+// one makes the root and writes the tag through such a file: until its
+// rename, the root holds only that file, and it is as good as empty (both
+// write the same tag, and the last rename wins); a run killed there left
+// the same. Anything else makes the directory someone's.
+func emptyButTagWrites(dir string) (bool, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	_, err = f.Readdirnames(1)
-	if errors.Is(err, io.EOF) {
-		return true, nil
+	for {
+		names, err := f.Readdirnames(8)
+		for _, n := range names {
+			if !matchesAny(n, rootTempPatterns) {
+				return false, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
 	}
-	return false, err
 }

@@ -33,7 +33,7 @@ type Bench mg.Namespace
 func (Bench) Compare(before, after string, reference, allowCommitChange *bool, promptTolerance *float64, catalog *string) error {
 	return runTarget(context.Background(), "bench:compare", func(ctx context.Context, o flow.Options) error {
 		return compare(ctx, o, before, after, reference, allowCommitChange, promptTolerance, catalog)
-	})
+	}, flag("catalog", catalog))
 }
 
 // compare reads bench:compare's flags and runs the comparison.

@@ -20,5 +20,5 @@ func (Cache) Clean(backend *string, deps *bool) error {
 	// not stop halfway: a SIGTERM or SIGHUP waits for it to finish.
 	return runTarget(context.Background(), "cache:clean", func(_ context.Context, o flow.Options) error {
 		return flow.Clean(o, flagValue(backend), deps != nil && *deps)
-	})
+	}, flag("backend", backend))
 }

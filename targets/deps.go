@@ -20,5 +20,5 @@ type Deps mg.Namespace
 func (Deps) Fetch(ctx context.Context, backend, mirror *string) error {
 	return runTarget(ctx, "deps:fetch", func(ctx context.Context, o flow.Options) error {
 		return flow.DepsFetch(ctx, o, flagValue(backend), flagValue(mirror))
-	})
+	}, flag("backend", backend), flag("mirror", mirror))
 }

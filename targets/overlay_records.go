@@ -39,7 +39,7 @@ func (Overlay) CheckRecords(ctx context.Context, backend *string, write *bool) e
 			return fmt.Errorf("the %s overlay's records disagree with it in %s; fix each as it says", name, plural.Count(n, "place"))
 		}
 		return nil
-	})
+	}, flag("backend", backend))
 }
 
 // Retarget moves an overlay's core files onto newPin by three-way merge. The
@@ -69,5 +69,5 @@ func (Overlay) Retarget(ctx context.Context, newPin string, backend *string) err
 		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, ro.Overlay)
 		res.Render(o.Stdout)
 		return err
-	})
+	}, flag("backend", backend))
 }

@@ -38,7 +38,7 @@ func (Overlay) Sync(ctx context.Context, forkCommit string, backend *string) err
 		fmt.Fprintf(o.Stdout, "%s overlay %s\n", name, so.Overlay)
 		res.Render(o.Stdout)
 		return err
-	})
+	}, flag("backend", backend))
 }
 
 // Drift shows upstream changes an overlay would silently revert. For each
@@ -69,7 +69,7 @@ func (Overlay) Drift(ctx context.Context, candidate *string, backend *string) er
 			rep.Render(o.Stdout)
 		}
 		return nil
-	})
+	}, flag("candidate", candidate), flag("backend", backend))
 }
 
 // ApiDrift builds the overlay on MLX at candidate and lists what breaks. The
@@ -105,7 +105,7 @@ func (Overlay) ApiDrift(ctx context.Context, candidate string, backend *string) 
 		}
 		rep.Render(o.Stdout)
 		return rep.Err()
-	})
+	}, flag("backend", backend))
 }
 
 // Records lists the LOCAL_FIXES.md items of every overlay, with status. The
@@ -125,7 +125,7 @@ func (Overlay) Records(ctx context.Context, backend *string) error {
 			r.Render(o.Stdout)
 		}
 		return nil
-	})
+	}, flag("backend", backend))
 }
 
 // overlayBackends lists the backends with an overlay, or checks the one

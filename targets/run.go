@@ -22,8 +22,13 @@ import (
 //
 // The error that comes back is worded once for a stopped run ("interrupted
 // by SIGTERM" or "timed out", never one for the other) and turned into
-// Mage's exit status by exit. name is the target as the user types it.
-func runTarget(ctx context.Context, name string, work func(ctx context.Context, o flow.Options) error) error {
+// Mage's exit status by exit. name is the target as the user types it;
+// flags are its optional string flags, refused when given empty
+// (checkFlags) before any work starts.
+func runTarget(ctx context.Context, name string, work func(ctx context.Context, o flow.Options) error, flags ...stringFlag) error {
+	if err := checkFlags(name, flags); err != nil {
+		return exit(err)
+	}
 	o := current()
 	if o.Env == nil {
 		o.Env = os.Getenv

@@ -70,6 +70,9 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 	if err := cache.EnsureRoot(root); err != nil {
 		return nil, err
 	}
+	if err := cache.CheckFolder(root, dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("overlay apiDrift: creating %s: %w; make the cache directory writable or set MLXBUILD_CACHE", dir, err)
 	}

@@ -77,7 +77,7 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 		return err
 	}
 	unlock, err := cache.Lock(ctx, store.Lock(), func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, store.Lock())
+		pr.Info("waiting for %s that holds %s", cache.Holder(pid), store.Lock())
 	})
 	if err != nil {
 		return fmt.Errorf("locking the dependency cache: %w", err)

@@ -80,8 +80,12 @@ type heldLock struct {
 // take locks l's directory, saying so when another mlxbuild holds it, and
 // with dry starts Ninja's dry run on its build.
 func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer, dry bool) error {
+	// The lock file is made, and written, in the backend's directory.
+	if err := l.CheckFolders(); err != nil {
+		return err
+	}
 	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
-		pr.Info("waiting for another mlxbuild (pid %d) that holds %s", pid, l.Lock)
+		pr.Info("waiting for %s that holds %s", cache.Holder(pid), l.Lock)
 	})
 	if err != nil {
 		return fmt.Errorf("locking the %s cache: %w", backend, err)

@@ -72,7 +72,7 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 	guessed := ""
 	if req.build && backends.Lookup(req.backend) != nil {
 		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
-			if l := cache.For(root, req.backend); cmake.Configured(l.Build) && cache.CheckRoot(root) == nil {
+			if l := cache.For(root, req.backend); cmake.Configured(l.Build) && cache.CheckRoot(root) == nil && l.CheckFolders() == nil {
 				guessed = root
 				if err := r.lock.take(ctx, l, req.backend, pr, true); err != nil {
 					return nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -206,14 +207,18 @@ func (p *Prepared) scopeDir(check string, at configs.Pos, scope, root, def strin
 	return filepath.Join(base, filepath.FromSlash(root)), nil
 }
 
-// overlayOrEmpty gives integrity an empty overlay directory when the
-// backend has none, so the tree must equal pristine alone.
-func overlayOrEmpty(overlay, scratch string) string {
+// overlayOrEmpty gives integrity an empty overlay directory in the
+// backend's cache directory when the backend has none, so the tree must
+// equal pristine alone. A planted link there is not followed: integrity
+// then reads no overlay folder, and fails saying so.
+func overlayOrEmpty(overlay string, l cache.Layout) string {
 	if overlay != "" {
 		return overlay
 	}
-	empty := filepath.Join(scratch, "empty-overlay")
-	_ = os.MkdirAll(empty, 0o755)
+	empty := filepath.Join(l.Dir, "empty-overlay")
+	if l.CheckFolder(empty) == nil {
+		_ = os.MkdirAll(empty, 0o755)
+	}
 	return empty
 }
 
@@ -226,6 +231,9 @@ func (p *Prepared) linkCheck(ctx context.Context, decl configs.Verify) (verify.C
 		return nil, err
 	}
 	dir := filepath.Join(p.Layout.Out, "link-probe")
+	if err := p.Layout.CheckFolder(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func integrityCheck(_ context.Context, p *Prepared, in checkInput) (verify.Check
 	if err != nil {
 		return nil, err
 	}
-	return verify.Integrity{Tree: p.Layout.Tree, Pristine: in.pristine, Overlay: overlayOrEmpty(treeOv, p.Layout.Dir), Records: p.Spec.Records, Require: true}, nil
+	return verify.Integrity{Tree: p.Layout.Tree, Pristine: in.pristine, Overlay: overlayOrEmpty(treeOv, p.Layout), Records: p.Spec.Records, Require: true}, nil
 }
 
 func kernelKeysCheck(_ context.Context, p *Prepared, in checkInput) (verify.Check, error) {

@@ -68,7 +68,7 @@ func (r *rocmToolchain) probeArch(gfx string) error {
 	if said == "" {
 		said = err.Error()
 	}
-	return &UnsupportedArchError{Target: gfx, Toolchain: fmt.Sprintf("ROCm %s toolchain at %s", r.version, r.root), Said: filepath.Base(r.hipCompiler) + ": " + said}
+	return &UnsupportedArchError{target: gfx, toolchain: fmt.Sprintf("ROCm %s toolchain at %s", r.version, r.root), said: filepath.Base(r.hipCompiler) + ": " + said}
 }
 
 // compilerComplaint returns the compiler's first error line without its

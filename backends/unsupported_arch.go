@@ -9,10 +9,10 @@ import (
 // bad configuration (the architectures or the toolchain must change), found
 // by a probe compile before configure.
 type UnsupportedArchError struct {
-	Target    string // the target asked for, e.g. gfx1151
-	Toolchain string // which toolchain, with its version and root
-	Said      string // the compiler's complaint, one short line
-	// Nearby are targets this toolchain does compile, nearest to Target
+	target    string // the target asked for, e.g. gfx1151
+	toolchain string // which toolchain, with its version and root
+	said      string // the compiler's complaint, one short line
+	// Nearby are targets this toolchain does compile, nearest to target
 	// first (arch.Nearby); set by the caller that probed them.
 	Nearby []string
 	// Var is the variable that chooses the targets (the spec's
@@ -25,10 +25,10 @@ func (e *UnsupportedArchError) Error() string {
 	if v == "" {
 		v = "MLX_ROCM_ARCHITECTURES"
 	}
-	fix := fmt.Sprintf("remove %s from %s, or set", e.Target, v)
+	fix := fmt.Sprintf("remove %s from %s, or set", e.target, v)
 	if len(e.Nearby) > 0 {
 		fix = fmt.Sprintf("set %s to a target it supports (nearest: %s), or", v, strings.Join(e.Nearby, ", "))
 	}
 	return fmt.Sprintf("%s is not supported by the %s (%s); %s ROCM_PATH to a ROCm that supports %s",
-		e.Target, e.Toolchain, e.Said, fix, e.Target)
+		e.target, e.toolchain, e.said, fix, e.target)
 }

@@ -51,10 +51,10 @@ type Layout struct {
 	// Launch is the CMake file that puts the compiler launcher in front
 	// of a HIP build's custom commands (internal/flow's launchScript).
 	Launch string
-	// Launcher is internal/compilecache's copy of the mlxbuild binary
+	// launcher is internal/compilecache's copy of the mlxbuild binary
 	// that runs those commands (named here as compilecache names it:
-	// cache imports no launcher).
-	Launcher string
+	// cache imports no launcher), known so that Clean removes it.
+	launcher string
 	// Composed is the overlay composed from the backend's layers
 	// (overlays.Compose), when the project declares layers.
 	Composed string
@@ -82,7 +82,7 @@ func For(root, backend string) Layout {
 		HIPPrefix:    filepath.Join(dir, "hip-prefix"),
 		DepsProvider: filepath.Join(dir, "deps-provider.cmake"),
 		Launch:       filepath.Join(dir, "launch.cmake"),
-		Launcher:     filepath.Join(dir, "mlxbuild-launch"),
+		launcher:     filepath.Join(dir, "mlxbuild-launch"),
 		Composed:     filepath.Join(dir, "overlay"),
 	}
 }
@@ -113,7 +113,7 @@ func Prepare(l Layout, project string) error {
 // Clean knows as mlxbuild's. A file or folder a build writes in Dir and
 // this list lacks is left by Clean and named as not mlxbuild's.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.Launcher, l.Composed}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.launcher, l.Composed}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -11,11 +11,10 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
-// Doctor checks this machine's tools for the backend asked for in full
-// (-backend=rocm, MLXBUILD_BACKENDS or Cargo's features; cpu when none),
-// saying what to install or set for each gap, and exits 1 when it prints
-// a FAIL line. Every other backend gets one line: whether this machine can
-// build it.
+// Doctor checks this machine for the backend asked for (cpu when none).
+// -backend=rocm, MLXBUILD_BACKENDS or Cargo's features ask; each gap says
+// what to install or set, and a FAIL line exits 1. Every other backend
+// gets one line: whether this machine can build it.
 func Doctor(ctx context.Context, backend *string) error {
 	return runTarget(ctx, "doctor", func(ctx context.Context, o flow.Options) error {
 		fs, _, err := flow.Doctor(ctx, o, flagValue(backend))

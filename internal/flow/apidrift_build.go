@@ -55,6 +55,7 @@ func (p *Prepared) scratch(dir string) *Prepared {
 	l.Dir, l.Tree, l.Build = dir, filepath.Join(dir, "tree"), filepath.Join(dir, "build")
 	l.Manifest, l.Declared, l.Lock = filepath.Join(dir, "manifest"), filepath.Join(dir, "tree.declared"), filepath.Join(dir, "lock")
 	l.Log, l.HIPPrefix, l.DepsProvider = filepath.Join(dir, "build.log"), filepath.Join(dir, "hip-prefix"), filepath.Join(dir, "deps-provider.cmake")
+	l.Launch = filepath.Join(dir, "launch.cmake")
 	q.Layout = l
 	q.Defines = maps.Clone(p.Defines)
 	q.Deps, q.DepsErr, q.CMakeEnv, q.treeKey, q.manifestAhead = nil, nil, nil, "", nil

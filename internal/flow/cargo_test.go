@@ -73,7 +73,7 @@ func TestPlanShowsCompile(t *testing.T) {
 	}
 	out := stdout.String()
 	for _, want := range []string{
-		"compile:   std c++17; include " + filepath.Join(p.Cache, "rocm", "tree") + ", " + filepath.Join(p.Cache, "rocm", "build") + "\n",
+		"compile:   std c++17; include " + filepath.Join(p.Cache, "rocm", "tree") + ", " + filepath.Join(p.Cache, "rocm", "build") + ", /usr/include\n",
 		"-DMLXBUILD_BACKEND_ROCM",
 		"configs/rocm.yaml:",
 		"-DMLXCEL_BRIDGE_ROCM_BACKEND",

@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mlxbuild/mlxbuild/internal/flow"
-	"github.com/mlxbuild/mlxbuild/internal/ui"
-
 	"github.com/mlxbuild/mlxbuild/internal/plural"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // Doctor checks this machine for the backend asked for (cpu when none).
@@ -25,7 +24,7 @@ func Doctor(ctx context.Context, backend *string) error {
 			return err
 		}
 		return reportDoctor(o, fs)
-	})
+	}, flag("backend", backend))
 }
 
 // notAsked heads the one-line verdicts of the backends not asked for.

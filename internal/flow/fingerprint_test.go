@@ -16,8 +16,8 @@ import (
 
 // TestTreeFingerprint: a build's link plan carries the tree's content
 // fingerprint, the same value in link.json, cargo.txt (rustc-env) and
-// cxxflags.txt (a string define). It stays when an overlay file is only
-// touched and when the cache moves to another folder, and changes when
+// cxxflags.txt (a string define). It stays through a no-op build, when
+// an overlay file is only touched and when the cache moves to another folder, and changes when
 // an overlay file's content changes.
 func TestTreeFingerprint(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++")
@@ -35,6 +35,9 @@ func TestTreeFingerprint(t *testing.T) {
 	}
 
 	first := build(t)
+	if again := build(t); again != first {
+		t.Errorf("a no-op build changed the fingerprint: %s -> %s", first, again)
+	}
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(file, later, later); err != nil {
 		t.Fatal(err)

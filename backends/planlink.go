@@ -33,6 +33,9 @@ type LinkInputs struct {
 	Toolchain     *ToolchainInfo // nil for cpu and metal
 	Architectures []string
 	Pin           string
+	// TreeFingerprint is the materialized tree's content identity
+	// (overlays' Manifest.Fingerprint), "" before the tree exists.
+	TreeFingerprint string
 	// Libs answers the existence checks, once per path per run, and holds
 	// the linker's default directories for system libraries; nil checks
 	// shared libraries without keeping answers and skips the check of
@@ -137,6 +140,7 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 		p.Env[pinEnv] = in.Pin
 	}
 	p.Env["MLXBUILD_BACKEND"] = s.Backend
+	p.TreeFingerprint = in.TreeFingerprint
 	p.RerunPaths = append([]string(nil), in.RerunPaths...)
 	// The archives and the plan itself: a rebuild of MLX (by this build
 	// script or by a `mage build:<backend>` beside it) changes them, and

@@ -77,10 +77,13 @@ type Manifest struct {
 	clock racyClock // the file's ctime when it was read (see lockClock)
 }
 
-// hash fingerprints the tree's content: every path, kind and content hash,
-// but not mtimes or origins, so that it changes exactly when what CMake
-// would compile changes.
-func (m *Manifest) hash() string {
+// Fingerprint is the tree's content identity: SHA-256 over every path
+// (relative to the tree), kind and content hash, in path order, but not
+// mtimes, inodes, origins or where the tree lies. So it changes exactly
+// when what CMake would compile changes, and is the same for the same
+// pin and overlay on any machine and under any cache folder: a program
+// scopes a JIT cache by it (link.json's tree_fingerprint).
+func (m *Manifest) Fingerprint() string {
 	h := sha256.New()
 	var line []byte
 	for i := range m.entries {

@@ -28,7 +28,18 @@ type Plan struct {
 	RerunEnv   []string          `json:"rerun_if_env_changed"`
 	Notes      []string          `json:"notes,omitempty"` // libraries left out and why
 	Compile    *Compile          `json:"compile"`
+	// TreeFingerprint is the content identity of the backend's tree the
+	// archives were built from (see FingerprintName), 64 hex digits.
+	// Optional so that a plan an older mlxbuild wrote still reads.
+	TreeFingerprint string `json:"tree_fingerprint,omitempty"`
 }
+
+// FingerprintName is the name the tree fingerprint has for a consumer: a
+// rustc-env variable in cargo.txt (env!("MLXBUILD_TREE_FINGERPRINT")), a
+// string-literal macro in cxxflags.txt. MLX keys its kernel cache by its
+// own version, which an overlay edit keeps; a program that scopes
+// MLX_PTX_CACHE_DIR by the fingerprint never reads a stale kernel back.
+const FingerprintName = "MLXBUILD_TREE_FINGERPRINT"
 
 // Compile is what a consumer's own C++ (a bridge built by Cargo's cc or
 // cxx-build crate, or a Makefile rule) compiles against the tree with.

@@ -84,7 +84,24 @@ func Decode(file string, data []byte) (*Plan, error) {
 	if !slices.Contains(rpathModes, p.RpathMode) {
 		return nil, w.errorf(w.at["rpath_mode"], "rpath_mode %q is not one of %s", p.RpathMode, strings.Join(rpathModes, ", "))
 	}
+	if f := p.TreeFingerprint; f != "" && !isFingerprint(f) {
+		return nil, w.errorf(w.at["tree_fingerprint"], "tree_fingerprint %q is not 64 lowercase hex digits; build the backend again to rewrite the plan", f)
+	}
 	return &p, nil
+}
+
+// isFingerprint says f is a SHA-256 in lowercase hex, as builds write it:
+// cxxflags.txt puts it inside a string literal, which nothing else may end.
+func isFingerprint(f string) bool {
+	if len(f) != 64 {
+		return false
+	}
+	for i := 0; i < len(f); i++ {
+		if c := f[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // keys are, for each object of the plan (by key path), its keys and

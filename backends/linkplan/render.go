@@ -37,13 +37,14 @@ func (p *Plan) Cargo() string {
 	for _, a := range p.rpathArgs() {
 		line("rustc-link-arg=%s", a)
 	}
-	keys := make([]string, 0, len(p.Env))
-	for k := range p.Env {
+	env := p.rustcEnv()
+	keys := make([]string, 0, len(env))
+	for k := range env {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		line("rustc-env=%s=%s", k, p.Env[k])
+		line("rustc-env=%s=%s", k, env[k])
 	}
 	for _, m := range p.cargoMetadata() {
 		line("%s", m)
@@ -57,6 +58,20 @@ func (p *Plan) Cargo() string {
 	return b.String()
 }
 
+// rustcEnv is the plan's rustc_env with the tree fingerprint added, so
+// that cargo.txt and cxxflags.txt say the one value link.json holds.
+func (p *Plan) rustcEnv() map[string]string {
+	if p.TreeFingerprint == "" {
+		return p.Env
+	}
+	env := make(map[string]string, len(p.Env)+1)
+	for k, v := range p.Env {
+		env[k] = v
+	}
+	env[FingerprintName] = p.TreeFingerprint
+	return env
+}
+
 // cargoMetadata are the lines a build script prints as its links metadata:
 // with `links = "mlx"` in the crate's manifest, Cargo hands each KEY to the
 // build scripts of the crates that depend on it as DEP_MLX_<KEY>. A
@@ -67,7 +82,7 @@ func (p *Plan) Cargo() string {
 // key may appear once.
 func (p *Plan) cargoMetadata() []string {
 	c := p.compile()
-	return []string{
+	meta := []string{
 		"runpath=" + strings.Join(p.RunPaths, string(filepath.ListSeparator)),
 		"rpath_mode=" + p.RpathMode,
 		"include=" + strings.Join(c.Include, string(filepath.ListSeparator)),
@@ -75,6 +90,12 @@ func (p *Plan) cargoMetadata() []string {
 		"cxx_std=" + c.Std,
 		"backend=" + p.Backend,
 	}
+	if p.TreeFingerprint != "" {
+		// A dependency's rustc-env reaches only its own crate: a
+		// workspace's binary crate reads DEP_MLX_TREE_FINGERPRINT.
+		meta = append(meta, "tree_fingerprint="+p.TreeFingerprint)
+	}
+	return meta
 }
 
 // compile is the plan's compile section, empty when a plan made by hand
@@ -137,6 +158,11 @@ func (p *Plan) CxxflagArgs() []string {
 	}
 	for _, d := range c.Defines {
 		args = append(args, "-D"+d)
+	}
+	if p.TreeFingerprint != "" {
+		// The quotes are part of the argument: ResponseFile escapes them,
+		// so `g++ @cxxflags.txt` defines the macro as a string literal.
+		args = append(args, "-D"+FingerprintName+`="`+p.TreeFingerprint+`"`)
 	}
 	return args
 }

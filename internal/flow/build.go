@@ -369,7 +369,7 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 	in := backends.LinkInputs{
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
-		Architectures: targets, Pin: p.Config.Project.Source.Pin, Libs: p.libLookup(), RerunPaths: rerun, Relink: p.Layout.Relink,
+		Architectures: targets, Pin: p.Config.Project.Source.Pin, TreeFingerprint: p.treeFingerprint, Libs: p.libLookup(), RerunPaths: rerun, Relink: p.Layout.Relink,
 		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
 	}
 	// Before the build the standard is not needed (the libraries are

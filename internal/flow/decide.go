@@ -111,6 +111,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
+	p.treeFingerprint = m.Fingerprint()
 	if id := fileid.Of(p.Layout.Manifest); !id.Absent {
 		p.treeKey = id.Key()
 	}

@@ -121,3 +121,19 @@ func linkArgs(t testing.TB, path string) []string {
 	}
 	return strings.Fields(string(data))
 }
+
+// cpuOverlay gives p's cpu backend an overlay (patches-cpu) holding one
+// file, rel of the pristine source with tail appended; it returns that
+// file's path and the pristine content.
+func cpuOverlay(t testing.TB, p *project, rel, tail string) (file, pristine string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(p.Mlx, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(p.Dir, "patches-cpu", rel)
+	testutil.WriteFile(t, file, string(src)+tail)
+	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), "source:\n  dir: third_party/mlx\n  pin: "+examplePin+"\n"+
+		"backends:\n  cpu:\n    overlay: patches-cpu\n")
+	return file, string(src)
+}

@@ -17,15 +17,12 @@ import (
 // triggers, each with where it came from) and what a build would redo and
 // why. It writes nothing.
 func Plan(ctx context.Context, o Options, target, backend string) error {
-	r, err := open(ctx, o, request{target: target, backend: backend, resolve: true})
+	r, err := openPlan(ctx, o, target, backend)
 	defer r.close()
 	if err != nil {
 		return err
 	}
 	p, o := r.Prepared, r.Opts
-	if err := p.resolveDeps(p.planTrees()...); err != nil {
-		return err
-	}
 	w := o.Stdout
 	fmt.Fprintf(w, "backend:   %s (%s)\n", p.Backend, p.Spec.Description)
 	fmt.Fprintf(w, "project:   %s\n", p.Config.Project.File)
@@ -62,10 +59,7 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 		fmt.Fprintf(w, "  %-28s %-40s %s\n", d.Name, backends.Expand(d.Value, p.Toolchain), origin0(d.Origin))
 	}
 	fmt.Fprintln(w, "link:")
-	for _, l := range []struct {
-		kind string
-		libs []configs.Lib
-	}{{"static", p.Spec.Link.Static}, {"dynamic", p.Spec.Link.Dynamic}, {"system", p.Spec.Link.System}, {"framework", p.Spec.Link.Frameworks}} {
+	for _, l := range linkKinds(p.Spec) {
 		for _, lib := range l.libs {
 			if !lib.On(p.Opts.GOOS) {
 				continue
@@ -101,39 +95,80 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	return r.explain(w)
 }
 
+// openPlan opens a run for plan, its dependencies resolved; the caller
+// closes it, error or not.
+func openPlan(ctx context.Context, o Options, target, backend string) (*run, error) {
+	r, err := open(ctx, o, request{target: target, backend: backend, resolve: true})
+	if err != nil {
+		return r, err
+	}
+	return r, r.Prepared.resolveDeps(r.Prepared.planTrees()...)
+}
+
 // explain prints the build's own decision: what it would redo and why.
 func (r *run) explain(w io.Writer) error {
-	d, err := r.decide(func(format string, args ...any) {
+	rd, err := r.redo(func(format string, args ...any) {
 		fmt.Fprintf(w, "warning:   "+format+"\n", args...)
 	})
 	if err != nil {
 		return err
+	}
+	switch {
+	case rd.refused != nil:
+		fmt.Fprintf(w, "would refuse the build before configure (exit %d): %v\n", fail.ExitCode(rd.refused), rd.refused)
+		return nil
+	case rd.what == "" && len(rd.why) == 0:
+		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
+		return nil
+	case rd.what == "":
+		fmt.Fprintln(w, "would redo: Ninja's build only (nothing in mlxbuild's inputs changed), because:")
+	default:
+		fmt.Fprintf(w, "would redo: %s, because:\n", rd.what)
+	}
+	for _, r := range rd.why {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
+	return nil
+}
+
+// redoing is what a build would redo: what (as cache.Decision.Redo says
+// it, "" when none of mlxbuild's inputs changed) and why, or the error
+// that would refuse the build before configure.
+type redoing struct {
+	what    string
+	why     []string
+	refused error
+}
+
+// redo is the build's own decision, for explain and plan -json alike.
+func (r *run) redo(warn func(format string, args ...any)) (redoing, error) {
+	d, err := r.decide(warn)
+	if err != nil {
+		return redoing{}, err
 	}
 	what := d.Redo()
 	if d.Configure {
 		// What a build checks before it configures, plan checks too: a
 		// target the toolchain cannot compile refuses the build.
 		if err := r.checkArchSupport(); err != nil {
-			fmt.Fprintf(w, "would refuse the build before configure (exit %d): %v\n", fail.ExitCode(err), err)
-			return nil
+			return redoing{what: what, why: d.Why, refused: err}, nil
 		}
 	}
 	// A touched source changes none of mlxbuild's inputs, but the build
 	// passes the touch on to the tree, and Ninja rebuilds from it.
 	touched := touchReasons(r.pendingTouches(), false)
-	switch {
-	case what == "" && len(touched) == 0:
-		fmt.Fprintln(w, "would redo: nothing in mlxbuild's inputs changed; Ninja would check the tree's files")
-		return nil
-	case what == "":
-		fmt.Fprintln(w, "would redo: Ninja's build only (nothing in mlxbuild's inputs changed), because:")
-	default:
-		fmt.Fprintf(w, "would redo: %s, because:\n", what)
-	}
-	for _, r := range append(d.Why, touched...) {
-		fmt.Fprintf(w, "  - %s\n", r)
-	}
-	return nil
+	return redoing{what: what, why: append(append([]string{}, d.Why...), touched...)}, nil
+}
+
+// linkKind is one kind of the spec's link libraries, as plan names it.
+type linkKind struct {
+	kind string
+	libs []configs.Lib
+}
+
+// linkKinds are the spec's link libraries by kind, in link order.
+func linkKinds(s *configs.Spec) []linkKind {
+	return []linkKind{{"static", s.Link.Static}, {"dynamic", s.Link.Dynamic}, {"system", s.Link.System}, {"framework", s.Link.Frameworks}}
 }
 
 func orNone(s string) string {

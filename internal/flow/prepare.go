@@ -60,6 +60,9 @@ type Prepared struct {
 	// treeKey is the identity of the tree's manifest once this run
 	// materialized the tree ("" before, or without a manifest).
 	treeKey string
+	// treeFingerprint is the materialized tree's content identity, for
+	// the link plan ("" before this run materialized the tree).
+	treeFingerprint string
 	// manifestAhead is the tree's manifest being read while the cache is
 	// locked, or nil (materialize reads it then).
 	manifestAhead *overlays.ManifestAhead

@@ -45,26 +45,35 @@ func aptInstall(ctx context.Context, pr *ui.Printer, pkgs []string) error {
 }
 
 // aptFailed says which apt-get step failed, where its whole output is,
-// and how that output ends (apt's reason is in its last lines).
+// and why: what apt printed on stderr (its "E:" lines), else the log's
+// last lines. (The log has stdout and stderr from two pipes, so an error
+// line need not come last in it.)
 func aptFailed(step string, err error, logPath string) error {
+	why := ""
 	var exit *proc.ExitError
 	if errors.As(err, &exit) {
 		err = exit.Err // the output is in the log, not repeated here
+		why = tailLines(string(exit.Result.Stderr), aptLogTail)
 	}
 	msg := fmt.Sprintf("apt-get %s failed (%v); its output is in %s", step, err, logPath)
-	if tail := lastLines(logPath, aptLogTail); tail != "" {
-		msg += ", ending:\n" + tail
+	if why != "" {
+		return errors.New(msg + "; it said:\n" + why)
+	}
+	if data, rerr := os.ReadFile(logPath); rerr == nil {
+		if tail := tailLines(string(data), aptLogTail); tail != "" {
+			msg += ", ending:\n" + tail
+		}
 	}
 	return errors.New(msg)
 }
 
-// lastLines is the last n lines of the file at path, each indented.
-func lastLines(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
+// tailLines is the last n lines of text, each indented; "" for blank text.
+func tailLines(text string, n int) string {
+	text = strings.TrimRight(text, "\n")
+	if strings.TrimSpace(text) == "" {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	lines := strings.Split(text, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -107,11 +107,8 @@ func TestSetupFailureNamesTheLog(t *testing.T) {
 		t.Fatalf("logs under TMPDIR: %v, want one", logs)
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "apt-get install failed (exit status 100); its output is in "+logs[0]+", ending:\n") {
-		t.Errorf("error does not name the step and the log:\n%s", msg)
-	}
-	if !strings.HasSuffix(msg, "\n  E: Unable to locate package cargo-web") || strings.Count(msg, "\n") != aptLogTail {
-		t.Errorf("error does not end with the log's last %d lines:\n%s", aptLogTail, msg)
+	if want := "apt-get install failed (exit status 100); its output is in " + logs[0] + "; it said:\n  E: Unable to locate package cargo-web"; msg != want {
+		t.Errorf("error:\n%s\nwant the step, the log and apt's error:\n%s", msg, want)
 	}
 	if strings.Contains(out, "Setting up") {
 		t.Errorf("apt's output reached the screen:\n%s", out)
@@ -149,5 +146,23 @@ func TestSetupWarnsOfAForeignCargo(t *testing.T) {
 	warnForeignCargo(Options{Stderr: &buf, Env: func(string) string { return "" }}.printer())
 	if buf.Len() != 0 {
 		t.Errorf("warned about Debian's own cargo:\n%s", buf.String())
+	}
+}
+
+// TestAptFailureWithoutStderr: when apt said nothing on stderr (or did not
+// start), the error shows how the log ends.
+func TestAptFailureWithoutStderr(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "apt.log")
+	var body strings.Builder
+	for i := range 40 {
+		body.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	if err := os.WriteFile(log, []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := aptFailed("update", os.ErrDeadlineExceeded, log).Error()
+	if !strings.HasPrefix(msg, "apt-get update failed (i/o timeout); its output is in "+log+", ending:\n  line 25\n") ||
+		!strings.HasSuffix(msg, "\n  line 39") || strings.Count(msg, "\n") != aptLogTail {
+		t.Errorf("error does not end with the log's last %d lines:\n%s", aptLogTail, msg)
 	}
 }

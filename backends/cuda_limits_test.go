@@ -1,6 +1,11 @@
 package backends
 
 import (
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,4 +94,59 @@ func FuzzParseGPUList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCUDALimitsReal asks the machine's real nvcc (the GPU machine's CUDA
+// 13): it refuses 70 and accepts what GB10 and the H200 measure, accepts
+// its own default host compiler, and refuses a g++ that says it is GCC 99
+// (the real g++ with __GNUC__ redefined) with host_config.h's own words.
+// CI has no CUDA: there the real search must fail naming CUDA_HOME.
+func TestCUDALimitsReal(t *testing.T) {
+	env := envMap(map[string]string{"PATH": os.Getenv("PATH") + ":" + filepath.Join(defaultCUDARoot, "bin")})
+	c, err := LocateCUDA(env)
+	if _, lerr := exec.LookPath("nvcc"); lerr != nil && !isExecutable(filepath.Join(defaultCUDARoot, "bin", "nvcc")) {
+		if os.Getenv("CI") == "" {
+			t.Skip("not run: no CUDA toolkit on this machine")
+		}
+		if err == nil || !strings.Contains(err.Error(), "CUDA_HOME") {
+			t.Fatalf("no toolkit on this machine, yet LocateCUDA gave %v, %v; want an error naming CUDA_HOME", c, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.limitsMu.Lock()
+	l, err := c.gpuLists()
+	c.limitsMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: --list-gpu-code %v, --list-gpu-arch %v", c, slices.Sorted(maps.Keys(l.code)), slices.Sorted(maps.Keys(l.arch)))
+	if c.version.Segments()[0] >= 13 {
+		err := c.SupportsArch("70")
+		if err == nil || !strings.Contains(err.Error(), "nearest: 75, 80") {
+			t.Errorf("CUDA 13 and 70: %v, want refused with the nearest 75, 80", err)
+		}
+		t.Logf("70: %v", err)
+		for _, ok := range []string{"75", "90a", "121", "121a-real", "100f"} {
+			if err := c.SupportsArch(ok); err != nil {
+				t.Errorf("CUDA 13 and %s: %v, want accepted", ok, err)
+			}
+		}
+	}
+	if err := c.CheckHostCompiler(env, nil); err != nil {
+		t.Errorf("nvcc's default host compiler: %v, want accepted", err)
+	}
+	gxx, lerr := exec.LookPath("g++")
+	if lerr != nil {
+		t.Fatalf("no g++ beside nvcc: %v", lerr)
+	}
+	gcc99 := filepath.Join(t.TempDir(), "g++-99")
+	writeFile(t, gcc99, "#!/bin/sh\nexec "+gxx+" -U__GNUC__ -D__GNUC__=99 \"$@\"\n", 0o755)
+	err = c.CheckHostCompiler(envMap(map[string]string{"CUDAHOSTCXX": gcc99}), nil)
+	if err == nil || fail.KindOf(err) != fail.Config || !strings.Contains(err.Error(), "unsupported GNU version") {
+		t.Errorf("g++ saying GCC 99: %v, want exit 2 with nvcc's unsupported GNU version", err)
+	}
+	t.Logf("GCC 99: %v", err)
 }

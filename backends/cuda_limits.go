@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/go-version"
+
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
@@ -65,6 +67,10 @@ func has(set map[string]bool, base, suffix string) bool {
 	return set[base]
 }
 
+// familyForms is the first CUDA whose nvcc takes the f (family) forms,
+// which an older nvcc's lists may not show as missing.
+var familyForms = version.Must(version.NewVersion("12.9"))
+
 // gpuLists runs nvcc --list-gpu-code and --list-gpu-arch once for the
 // life of c (the caller holds limitsMu).
 func (c *cudaToolkit) gpuLists() (*cudaArchLists, error) {
@@ -116,6 +122,8 @@ func (c *cudaToolkit) SupportsArch(target string) error {
 	}
 	var lacks string
 	switch {
+	case suffix == "f" && c.version != nil && c.version.LessThan(familyForms):
+		lacks = "the f (family) forms came with CUDA 12.9"
 	case kind != "-virtual" && !has(l.code, base, suffix):
 		lacks = "nvcc --list-gpu-code has no sm_" + base + suffix
 	case kind != "-real" && !has(l.arch, base, suffix):

@@ -78,6 +78,21 @@ func TestCUDAHostCompiler(t *testing.T) {
 	}
 }
 
+// TestCUDAFamilyFormsNeed129: an nvcc older than 12.9 whose lists show no
+// f form at all is still refused 100f (its lists are taken at the number
+// otherwise).
+func TestCUDAFamilyFormsNeed129(t *testing.T) {
+	c := &cudaToolkit{root: "/cuda-12.8", version: mustVersion(t, "12.8.93"), lists: &cudaArchLists{
+		code: parseGPUList("sm_90 sm_90a sm_100 sm_100a sm_120", "sm_"), arch: parseGPUList("compute_90 compute_90a compute_100 compute_100a compute_120", "compute_"),
+	}}
+	if err := c.SupportsArch("100f"); err == nil || !strings.Contains(err.Error(), "100f is not supported by the CUDA 12.8.93 toolkit at /cuda-12.8 (the f (family) forms came with CUDA 12.9)") {
+		t.Errorf("CUDA 12.8 and 100f: %v", err)
+	}
+	if err := c.SupportsArch("100a"); err != nil {
+		t.Errorf("CUDA 12.8 and 100a: %v", err)
+	}
+}
+
 func TestParseGPUList(t *testing.T) {
 	got := parseGPUList("sm_75\nsm_90a\n\nsm_100f\ncompute_80\nsm_x\nsm_90-real\n", "sm_")
 	if len(got) != 3 || !got["75"] || !got["90a"] || !got["100f"] {

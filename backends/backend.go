@@ -64,6 +64,16 @@ type Toolchain interface {
 	SupportsArch(target string) error
 }
 
+// HostCompilerChecker is a toolchain whose compiler drives a host C++
+// compiler it accepts only within a range of its own (nvcc and g++).
+// CheckHostCompiler says, as bad configuration, why the build's host
+// compiler is refused (nil: accepted); defines are the build's CMake
+// defines. Its architectures are a list to read, not a probe to compile,
+// so doctor checks them too.
+type HostCompilerChecker interface {
+	CheckHostCompiler(env func(string) string, defines map[string]string) error
+}
+
 // locator is a ToolchainKind's Locate made of a backend's two locators:
 // the one that asks afresh and the one that keeps its answer in a
 // directory.

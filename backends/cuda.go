@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 
@@ -23,6 +24,13 @@ type cudaToolkit struct {
 	includeDir string
 	NVCC       string
 	version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
+
+	// What nvcc said of its limits, asked once per run (cuda_limits.go);
+	// the memo keeps none of it, as a toolkit upgrade changes it.
+	limitsMu    sync.Mutex
+	lists       *cudaArchLists
+	listsErr    error
+	hostChecked map[string]error // by where the host compiler came from and its name
 }
 
 // defaultCUDARoot is tried when CUDA_HOME is unset, before nvcc on PATH.
@@ -155,7 +163,3 @@ func (c *cudaToolkit) CMakeDefines(string) (map[string]string, error) { return n
 
 // CMakeSetup: the toolkit's layout needs nothing written for CMake.
 func (c *cudaToolkit) CMakeSetup(string) (map[string]string, []string, error) { return nil, nil, nil }
-
-// SupportsArch: nvcc is not asked before configure; CMake's own check
-// names an architecture it cannot compile.
-func (c *cudaToolkit) SupportsArch(string) error { return nil }

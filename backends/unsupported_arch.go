@@ -18,6 +18,9 @@ type UnsupportedArchError struct {
 	// Var is the variable that chooses the targets (the spec's
 	// architectures.env); "" names MLX_ROCM_ARCHITECTURES.
 	Var string
+	// family and rootVar name the toolchain and the variable that moves
+	// it; "" is ROCm and ROCM_PATH.
+	family, rootVar string
 }
 
 func (e *UnsupportedArchError) Error() string {
@@ -29,6 +32,10 @@ func (e *UnsupportedArchError) Error() string {
 	if len(e.Nearby) > 0 {
 		fix = fmt.Sprintf("set %s to a target it supports (nearest: %s), or", v, strings.Join(e.Nearby, ", "))
 	}
-	return fmt.Sprintf("%s is not supported by the %s (%s); %s ROCM_PATH to a ROCm that supports %s",
-		e.target, e.toolchain, e.said, fix, e.target)
+	family, rootVar := e.family, e.rootVar
+	if family == "" {
+		family, rootVar = "ROCm", "ROCM_PATH"
+	}
+	return fmt.Sprintf("%s is not supported by the %s (%s); %s %s to a %s that supports %s",
+		e.target, e.toolchain, e.said, fix, rootVar, family, e.target)
 }

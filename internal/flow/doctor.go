@@ -212,6 +212,7 @@ func checkToolchain(name string, spec *configs.Spec, o Options) []Finding {
 	info := t.Info(toolchainEnv(spec, kind.Env))
 	fs = append(fs, versionFinding(name, tool, spec, info.Version))
 	fs = append(fs, libFindings(spec, o.GOOS, info)...)
+	fs = append(fs, limitFindings(name, spec, t, o)...)
 	if kind.Probe != "" {
 		if _, err := exec.LookPath(kind.Probe); err != nil {
 			fs = append(fs, Finding{Backend: name, What: kind.Probe, Detail: kind.ProbeMissing, Fix: kind.ProbeFix, OK: true})

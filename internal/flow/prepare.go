@@ -319,8 +319,15 @@ func ResolveArch(ctx context.Context, o Options, backend string) (arch.Result, e
 // instead of a device-library error deep in the log. Each target costs a
 // probe compile, so it runs only before a configure. A target it cannot
 // compile is bad configuration (exit 2), said with the targets nearest to
-// it that the toolchain does compile.
+// it that the toolchain does compile. A toolchain that drives a host
+// compiler (nvcc) is first asked whether it accepts the build's: nvcc
+// refuses a g++ newer than it knows only in its first CUDA file.
 func (p *Prepared) checkArchSupport() error {
+	if hc, ok := p.Located.(backends.HostCompilerChecker); ok {
+		if err := hc.CheckHostCompiler(p.Opts.Env, p.Defines); err != nil {
+			return err
+		}
+	}
 	if p.Located == nil || p.Arch == nil {
 		return nil
 	}
@@ -329,7 +336,9 @@ func (p *Prepared) checkArchSupport() error {
 		var ua *backends.UnsupportedArchError
 		if errors.As(err, &ua) {
 			ua.Var = p.Spec.Architectures.Env
-			ua.Nearby = p.supportedNearby(t)
+			if len(ua.Nearby) == 0 { // a toolchain that lists its targets named them
+				ua.Nearby = p.supportedNearby(t)
+			}
 			return fail.AsConfig(ua)
 		}
 		if err != nil {

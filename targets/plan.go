@@ -13,19 +13,19 @@ import (
 // release scripts (docs/specs.md, "plan -json").
 type Plan mg.Namespace
 
-// Cpu shows the CPU build's resolved spec and what would be redone;
+// Cpu shows the CPU build's resolved spec and what would be redone.
 // -json=true prints it as one JSON document (docs/specs.md).
 func (Plan) Cpu(ctx context.Context, json *bool) error { return plan(ctx, "cpu", json) }
 
-// Rocm shows the ROCm build's resolved spec and what would be redone;
+// Rocm shows the ROCm build's resolved spec and what would be redone.
 // -json=true prints it as one JSON document (docs/specs.md).
 func (Plan) Rocm(ctx context.Context, json *bool) error { return plan(ctx, "rocm", json) }
 
-// Cuda shows the CUDA build's resolved spec and what would be redone;
+// Cuda shows the CUDA build's resolved spec and what would be redone.
 // -json=true prints it as one JSON document (docs/specs.md).
 func (Plan) Cuda(ctx context.Context, json *bool) error { return plan(ctx, "cuda", json) }
 
-// Metal shows the Metal build's resolved spec and what would be redone;
+// Metal shows the Metal build's resolved spec and what would be redone.
 // -json=true prints it as one JSON document (docs/specs.md).
 func (Plan) Metal(ctx context.Context, json *bool) error { return plan(ctx, "metal", json) }
 

@@ -94,6 +94,17 @@ func For(root, backend string) Layout {
 // directory records it, and a directory another project recorded is
 // refused (see claimOwner).
 func Prepare(l Layout, project string) error {
+	if err := PrepareFolders(l); err != nil {
+		return err
+	}
+	return claimOwner(l, project)
+}
+
+// PrepareFolders is Prepare without recording the owner: what must exist
+// before the backend's lock can be taken. The owner record is then
+// written under the lock (ClaimOwner), since a run that holds the lock
+// sweeps the temporary files of the owner record's atomic write.
+func PrepareFolders(l Layout) error {
 	if err := checkBackend(l.backend); err != nil {
 		return err
 	}
@@ -106,8 +117,12 @@ func Prepare(l Layout, project string) error {
 	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
 		return fmt.Errorf("cache: creating %s: %w; set MLXBUILD_CACHE (or cache: in mlxbuild.yaml) to a writable directory", l.Dir, err)
 	}
-	return claimOwner(l, project)
+	return nil
 }
+
+// ClaimOwner records project as the owner of l.Dir, or refuses when
+// another project is (see claimOwner). The caller holds l's lock.
+func ClaimOwner(l Layout, project string) error { return claimOwner(l, project) }
 
 // paths are every path of the layout under Dir, the lock included: what
 // Clean knows as mlxbuild's. A file or folder a build writes in Dir and

@@ -131,10 +131,15 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 		}
 	}
 	if req.lock && r.lock.dir == "" {
-		if err := p.prepareCache(); err != nil {
+		// The owner record is written under the lock: a run holding it
+		// sweeps the record's temporary files as a killed run's.
+		if err := cache.PrepareFolders(p.Layout); err != nil {
 			return r, err
 		}
 		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, req.build); err != nil {
+			return r, err
+		}
+		if err := cache.ClaimOwner(p.Layout, p.Config.Project.Dir); err != nil {
 			return r, err
 		}
 		if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {

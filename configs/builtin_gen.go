@@ -17,7 +17,7 @@ func generated(name string) (s *Spec, fingerprint string, ok bool) {
 	case "rocm":
 		return builtinRocm(), "9702b6358c1bfbd9", true
 	case "cuda":
-		return builtinCuda(), "6919b0fd3e8aecf6", true
+		return builtinCuda(), "6dbebd9cb218c45a", true
 	case "metal":
 		return builtinMetal(), "42c2eb45cd9261f1", true
 	}
@@ -610,7 +610,16 @@ func builtinCuda() *Spec {
 			},
 		},
 		Triggers: triggers{
-			Env: []string{"CUDA_HOME", "MLX_CUDA_ARCHITECTURES", "CUDACXX", "CC", "CXX", "CMAKE_BUILD_TYPE"},
+			Env: []string{
+				"CUDA_HOME",
+				"MLX_CUDA_ARCHITECTURES",
+				"CUDACXX",
+				"CUDAHOSTCXX",
+				"CUDAFLAGS",
+				"CC",
+				"CXX",
+				"CMAKE_BUILD_TYPE",
+			},
 		},
 		Records: []string{"README.md", "UPSTREAM", "LOCAL_FIXES.md", "CORE_RESIDUAL.diff"},
 		Jobs:    jobs{MemoryPerJobGiB: 5},

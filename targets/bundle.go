@@ -49,9 +49,9 @@ func (Bundle) Check(ctx context.Context, dir string) error {
 // arguments), split as a shell splits words: "target/release/app
 // 'build/my tool'".
 func bundleBackend(ctx context.Context, backend, executables string, out *string) error {
-	name := "bundle:" + backend
-	usage := name + " 'PROGRAM...' -out=DIR"
-	return runTarget(ctx, name, func(ctx context.Context, o flow.Options) error {
+	return runTarget(ctx, "bundle:"+backend, func(ctx context.Context, o flow.Options) error {
+		name := "bundle:" + backend
+		usage := name + " 'PROGRAM...' -out=DIR"
 		if err := flagsAfter(name, usage, executables); err != nil {
 			return err
 		}

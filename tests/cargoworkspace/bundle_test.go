@@ -38,7 +38,8 @@ func (w *workspace) bundleRuns(t *testing.T, cli string) {
 		}
 	}
 	out := testutil.RunOK(t, append(testutil.EnvWithout("LD_LIBRARY_PATH"), "LD_DEBUG=libs"), "", filepath.Join(shipped, "bin", "cli"))
-	if !strings.Contains(out, "calling init: "+filepath.Join(shipped, "bin", "..", "lib", standInSoname)) {
+	// The loader names the file by the run path it came through, unclean.
+	if !strings.Contains(out, "calling init: "+filepath.Join(shipped, "bin")+"/../lib/"+standInSoname) {
 		t.Errorf("the stand-in HIP runtime was not loaded from the bundle's lib/:\n%s", out)
 	}
 	if m := cliLine.FindStringSubmatch(out); m == nil || m[2] != "rocm" {

@@ -33,3 +33,23 @@ func TestBundlePolicyRefusesDriverBundled(t *testing.T) {
 		}
 	}
 }
+
+// TestBundlePolicyMergesWhole: an override's bundle section replaces the
+// built-in one whole (its lists decide together: a name moved out of
+// libraries must not come back from the built-in list); an override
+// without one keeps the built-in policy.
+func TestBundlePolicyMergesWhole(t *testing.T) {
+	base, err := Builtin("cuda")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := Merge(base, &Spec{Backend: "cuda", Source: "over.yaml"})
+	if kept.Bundle == nil || len(kept.Bundle.Libraries) != len(base.Bundle.Libraries) {
+		t.Fatalf("an override without bundle lost the built-in policy: %+v", kept.Bundle)
+	}
+	mine := &BundlePolicy{Libraries: []string{"cudart"}, Driver: []string{"cuda"}}
+	got := Merge(base, &Spec{Backend: "cuda", Source: "over.yaml", Bundle: mine})
+	if got.Bundle == nil || strings.Join(got.Bundle.Libraries, ",") != "cudart" || len(got.Bundle.Headers) != 0 {
+		t.Fatalf("the override's bundle did not replace the built-in one: %+v", got.Bundle)
+	}
+}

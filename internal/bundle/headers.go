@@ -33,6 +33,13 @@ func (in Input) copyHeaders(p *configs.BundlePolicy, tmp string) ([]Headers, err
 		if st, err := os.Stat(src); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("header folder %s (%s, for %s) is missing; install it or build the backend again", src, what, h.To)
 		}
+		// A walk does not enter a link: CUDA's include/ is one (to
+		// targets/x86_64-linux/include), and /usr/local/cuda often too.
+		real, err := filepath.EvalSymlinks(src)
+		if err != nil {
+			return nil, err
+		}
+		src = real
 		dst := filepath.Join(tmp, filepath.FromSlash(h.To))
 		if err := os.RemoveAll(dst); err != nil {
 			return nil, err

@@ -40,10 +40,14 @@ func newFixture(t *testing.T, withFingerprint bool) *fixture {
 	testutil.NeedTools(t, "gcc", "patchelf")
 	f := &fixture{root: t.TempDir()}
 	f.tc, f.driver = filepath.Join(f.root, "tc", "lib"), filepath.Join(f.root, "driver")
-	for _, d := range []string{f.tc, f.driver, filepath.Join(f.root, "tc", "include", "sub")} {
+	for _, d := range []string{f.tc, f.driver, filepath.Join(f.root, "tc", "targets", "include", "sub")} {
 		os.MkdirAll(d, 0o755)
 	}
-	testutil.WriteFile(t, filepath.Join(f.root, "tc", "include", "sub", "rt.h"), "#define RT 1\n")
+	// include/ is a link, as CUDA's is (to targets/x86_64-linux/include).
+	testutil.WriteFile(t, filepath.Join(f.root, "tc", "targets", "include", "sub", "rt.h"), "#define RT 1\n")
+	if err := os.Symlink(filepath.Join("targets", "include"), filepath.Join(f.root, "tc", "include")); err != nil {
+		t.Fatal(err)
+	}
 	lib(t, f.tc, "libbar.so.2", "int bar(void){return 2;}\n")
 	lib(t, f.tc, "libfoo.so.1", "int bar(void); int foo(void){return bar()+1;}\n", "-L"+f.tc, "-lbar")
 	lib(t, f.tc, "libplug.so.3", "int plug(void){return 3;}\n")

@@ -140,6 +140,40 @@ func Check(ctx context.Context, file string, o Options) (checkReport, error) {
 		}
 		return rep, fmt.Errorf("%s: %s; check that this is the GPU library or program (for a static build, the file that holds the kernels)", file, why)
 	}
+	return compare(ctx, bin, o)
+}
+
+// CheckBuilt is Check for a list of targets recorded at build time (a
+// bundle's manifest) instead of a file read: what, which names them, is
+// said in the report. built is as CMake took it: gfx names for rocm; for
+// cuda "90a" (a cubin and its PTX), "90-real" (cubin) or "90-virtual"
+// (PTX). It needs no toolchain (cuobjdump) on the machine.
+func CheckBuilt(ctx context.Context, what, backend string, built []string, o Options) (checkReport, error) {
+	bin := Binary{File: what}
+	for _, t := range built {
+		if backend == "rocm" {
+			bin.ROCm = append(bin.ROCm, t)
+			continue
+		}
+		switch base, kind, _ := strings.Cut(t, "-"); kind {
+		case "real":
+			bin.SASS = append(bin.SASS, base)
+		case "virtual":
+			bin.PTX = append(bin.PTX, base)
+		default:
+			bin.SASS, bin.PTX = append(bin.SASS, base), append(bin.PTX, base)
+		}
+	}
+	if len(bin.ROCm)+len(bin.SASS)+len(bin.PTX) == 0 {
+		return checkReport{Binary: bin}, nil
+	}
+	return compare(ctx, bin, o)
+}
+
+// compare resolves this machine's GPUs and says which have no code in bin.
+func compare(ctx context.Context, bin Binary, o Options) (checkReport, error) {
+	rep := checkReport{Binary: bin}
+	file := bin.File
 	mismatch := false
 	if len(bin.ROCm) > 0 {
 		r, err := ResolveROCm(ctx, o)

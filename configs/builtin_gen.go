@@ -435,6 +435,11 @@ func builtinRocm() *Spec {
 			"link",
 			"gpu_code",
 		},
+		Bundle: &BundlePolicy{
+			Libraries: []string{"amdhip64", "hiprtc", "hsa-runtime64", "hsakmt", "amd_comgr", "hiprand", "rocrand"},
+			Dlopen:    []string{"amd_comgr", "hiprtc-builtins"},
+			Driver:    []string{},
+		},
 		Source: "configs/rocm.yaml",
 	}
 }
@@ -749,6 +754,33 @@ func builtinCuda() *Spec {
 			"rules",
 			"link",
 			"gpu_code",
+		},
+		Bundle: &BundlePolicy{
+			Libraries: []string{
+				"cudart",
+				"nvrtc",
+				"nvrtc-builtins",
+				"cublas",
+				"cublasLt",
+				"cufft",
+				"cusolver",
+				"cusparse",
+				"nvJitLink",
+			},
+			Dlopen: []string{"nvrtc-builtins"},
+			Driver: []string{"cuda", "nvidia-ml", "nvidia-ptxjitcompiler", "nvidia-nvvm"},
+			Headers: []BundleHeaders{
+				{
+					Pos:  fail.Pos{File: "configs/cuda.yaml", Line: 156, Col: 7},
+					From: "{toolchain.root}/include",
+					To:   "include",
+				},
+				{
+					Pos:    fail.Pos{File: "configs/cuda.yaml", Line: 157, Col: 7},
+					Define: "MLX_CCCL_DIR",
+					To:     "include/cccl",
+				},
+			},
 		},
 		Source: "configs/cuda.yaml",
 	}

@@ -58,6 +58,9 @@ func Merge(base, over *Spec) *Spec {
 	if over.Jobs.MemoryPerJobGiB != 0 {
 		out.Jobs = over.Jobs
 	}
+	if over.Bundle != nil {
+		out.Bundle = over.Bundle // a policy is replaced whole: its lists decide together
+	}
 	out.Source = base.Source + " + " + over.Source
 	return out
 }

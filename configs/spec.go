@@ -26,6 +26,9 @@ type Spec struct {
 	CMakePackages []cmakePackage `yaml:"cmake_packages"`
 	// Verify names the checks verify:<backend> runs, in order.
 	Verify []string `yaml:"verify"`
+	// Bundle is what bundle:<backend> copies and what it requires from
+	// the target system; nil bundles no library.
+	Bundle *BundlePolicy `yaml:"bundle" json:"-"`
 
 	// Source names where the spec came from ("built-in configs/rocm.yaml",
 	// or the override file) for plan output.

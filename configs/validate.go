@@ -112,6 +112,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 		checkValue(ps, pos(fmt.Sprintf("rpath.dirs[%d]", i)), "run path", d)
 	}
 	validateCompile(&s.Compile, pos, ps)
+	validateBundle(s.Bundle, pos, ps)
 	for i, e := range s.Triggers.Env {
 		checkEnv(ps, pos(fmt.Sprintf("triggers.env[%d]", i)), e)
 	}

@@ -16,7 +16,7 @@ import (
 // targetValues are the receivers (and the plain functions) Mage finds
 // targets on, so each target can be called by the name Mage reads.
 var targetValues = map[string]reflect.Value{
-	"Arch": reflect.ValueOf(Arch{}), "Bench": reflect.ValueOf(Bench{}), "Build": reflect.ValueOf(Build{}),
+	"Arch": reflect.ValueOf(Arch{}), "Bench": reflect.ValueOf(Bench{}), "Build": reflect.ValueOf(Build{}), "Bundle": reflect.ValueOf(Bundle{}),
 	"Cache": reflect.ValueOf(Cache{}), "Deps": reflect.ValueOf(Deps{}), "Gpu": reflect.ValueOf(Gpu{}),
 	"Overlay": reflect.ValueOf(Overlay{}), "Plan": reflect.ValueOf(Plan{}), "Verify": reflect.ValueOf(Verify{}),
 	"Doctor": reflect.ValueOf(Doctor), "Setup": reflect.ValueOf(Setup),

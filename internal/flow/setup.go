@@ -34,6 +34,8 @@ var SetupPackages = []string{
 	"ccache", "sccache", "redis-server",
 	// zip: a dependency archive test makes a zip with Info-ZIP.
 	"zip",
+	// patchelf: bundle:<backend> rewrites run paths with it.
+	"patchelf",
 	// clang-check: a clang tool reads the completed compile_commands.json.
 	"clang-tools-15",
 	"librust-cc-dev", "librust-cxx-dev", "librust-cxx-build-dev",

@@ -233,6 +233,10 @@ func TestWorkspaceROCm(t *testing.T) {
 			t.Errorf("the build script's mlxbuild did not build:\n%s", log)
 		}
 	})
+
+	t.Run("a bundle of cli runs with the ROCm root and the cache gone", func(t *testing.T) {
+		w.bundleRuns(t, cli)
+	})
 }
 
 // buildScriptStderr is what mlx-sys's build script wrote to stderr in its latest run (Cargo keeps it in the

@@ -25,7 +25,8 @@ import (
 // `go run mage.go` would collapse every failure to 1.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mage": func() { os.Exit(mage.Main()) },
+		"mage":     func() { os.Exit(mage.Main()) },
+		"hidelibs": func() { os.Exit(hideLibs()) },
 	})
 }
 

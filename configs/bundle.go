@@ -1,0 +1,78 @@
+package configs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/safepath"
+)
+
+// BundlePolicy is what `bundle:<backend>` does with the shared libraries
+// a program needs and which headers it copies (docs/bundle.md). A library
+// is named as the link names it, without lib prefix or suffix: its file
+// matches lib<name>.so*. A library the policy neither bundles nor names
+// as the driver's is required from the target system. It is no input of
+// the build (json:"-": the spec's fingerprint and every cache ignore it).
+type BundlePolicy struct {
+	// Libraries are copied into the bundle's lib/ when a program (or a
+	// library copied) needs them.
+	Libraries []string `yaml:"libraries"`
+	// Dlopen are libraries the runtime loads by name (no NEEDED entry
+	// names them): copied when the toolchain's library directory holds
+	// them, since nothing else would tell the bundle they are needed.
+	Dlopen []string `yaml:"dlopen"`
+	// Driver are the GPU driver's libraries: never copied, whatever the
+	// lists above say; they must come from the target's driver.
+	Driver []string `yaml:"driver"`
+	// Headers are directories the backend compiles against at run time,
+	// copied into the bundle.
+	Headers []BundleHeaders `yaml:"headers"`
+}
+
+// BundleHeaders is one header directory: From is a directory with
+// {toolchain.root}, or Define names the compile definition of MLX's build
+// whose value is the directory (MLX_CCCL_DIR); To is where it goes inside
+// the bundle (include/cccl).
+type BundleHeaders struct {
+	Pos    Pos    `json:"-"`
+	From   string `yaml:"from"`
+	Define string `yaml:"define"`
+	To     string `yaml:"to" required:"true"`
+}
+
+func validateBundle(b *BundlePolicy, pos func(string) Pos, ps *problems) {
+	if b == nil {
+		return
+	}
+	bundled := map[string]bool{}
+	for i, n := range append(append([]string(nil), b.Libraries...), b.Dlopen...) {
+		at := fmt.Sprintf("bundle.libraries[%d]", i)
+		if i >= len(b.Libraries) {
+			at = fmt.Sprintf("bundle.dlopen[%d]", i-len(b.Libraries))
+		}
+		checkLibName(ps, pos(at), n)
+		bundled[n] = true
+	}
+	for i, n := range b.Driver {
+		at := pos(fmt.Sprintf("bundle.driver[%d]", i))
+		checkLibName(ps, at, n)
+		if bundled[n] {
+			ps.add(at, "%q is the driver's library and also listed to be bundled; the driver's libraries are never bundled: drop it from bundle.libraries and bundle.dlopen", n)
+		}
+	}
+	for i, h := range b.Headers {
+		at := pos(fmt.Sprintf("bundle.headers[%d]", i))
+		if (h.From == "") == (h.Define == "") {
+			ps.add(at, "a header entry has exactly one of from (a directory) and define (the MLX define naming one)")
+		}
+		if err := safepath.CheckRel(h.To); err != nil || !strings.HasPrefix(h.To+"/", "include/") {
+			ps.add(at, "to %q must be a relative folder under include/ (include, include/cccl)", h.To)
+		}
+	}
+}
+
+func checkLibName(ps *problems, at Pos, n string) {
+	if n == "" || strings.ContainsAny(n, "/ *?[") || strings.HasPrefix(n, "lib") && strings.Contains(n, ".so") {
+		ps.add(at, "%q is not a library name as the link names it (amdhip64 for libamdhip64.so)", n)
+	}
+}

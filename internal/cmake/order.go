@@ -153,20 +153,7 @@ func edgeInputs(s string) (rule string, ins []string) {
 // An edge not in durations is expected to take the median of those that
 // are (a new file is an ordinary one); a phony edge takes nothing.
 func chains(items []manifestItem, d Durations) []time.Duration {
-	producer := map[string]int{}
-	for i, it := range items {
-		for _, o := range it.outs {
-			producer[o] = i
-		}
-	}
-	readers := make([][]int, len(items))
-	for i, it := range items {
-		for _, in := range it.ins {
-			if p, ok := producer[in]; ok && p != i {
-				readers[p] = append(readers[p], i)
-			}
-		}
-	}
+	readers := readersOf(items)
 	guess := medianOf(d)
 	own := make([]time.Duration, len(items))
 	for i, it := range items {
@@ -296,4 +283,24 @@ func appendLine(out, raw []byte) []byte {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// readersOf are, for each statement of items, the statements that read
+// one of its outputs.
+func readersOf(items []manifestItem) [][]int {
+	producer := map[string]int{}
+	for i, it := range items {
+		for _, o := range it.outs {
+			producer[o] = i
+		}
+	}
+	readers := make([][]int, len(items))
+	for i, it := range items {
+		for _, in := range it.ins {
+			if p, ok := producer[in]; ok && p != i {
+				readers[p] = append(readers[p], i)
+			}
+		}
+	}
+	return readers
 }

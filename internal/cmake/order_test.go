@@ -139,3 +139,24 @@ func TestBuildStartsTheLongEdgeFirst(t *testing.T) {
 		t.Errorf("bound = %+v, want one job's", res.Bound)
 	}
 }
+
+func TestExpectedChainsNameWhereTheTimeGoes(t *testing.T) {
+	dir := writeColdTree(t)
+	d := Durations{"gen dir/h.h": time.Second, "long.o": 300 * time.Second, "a.o": 2 * time.Second, "b.o": time.Second, "c.o": time.Second, "lib.a": 3 * time.Second}
+	got := ExpectedChains(dir, d, 2)
+	if len(got) != 2 {
+		t.Fatalf("chains = %+v, want 2", got)
+	}
+	first := got[0]
+	// $where/app is not a path before evaluation: it takes the median, 2s.
+	want := []ChainEdge{{"gen dir/h.h", time.Second}, {"long.o", 300 * time.Second}, {"lib.a", 3 * time.Second}, {"$where/app", 2 * time.Second}}
+	if first.Took != 306*time.Second || !slices.Equal(first.Edges, want) {
+		t.Errorf("longest chain = %+v, want 306s through %+v", first, want)
+	}
+	if got[1].Edges[0].Output != "a.o" || got[1].Took != 7*time.Second {
+		t.Errorf("second chain = %+v, want a.o's, 7s", got[1])
+	}
+	if ExpectedChains(dir, nil, 3) != nil {
+		t.Error("chains without durations")
+	}
+}

@@ -56,10 +56,19 @@ func (p *Prepared) expectedDurations(warn func(string, ...any)) cmake.Durations 
 	if p.Opts.Env(EnvOrder) == "off" {
 		return nil
 	}
+	d, _ := p.knownDurations(warn)
+	return d
+}
+
+// knownDurations are the edges' expected times and where they come from.
+func (p *Prepared) knownDurations(warn func(string, ...any)) (cmake.Durations, string) {
 	if d := cmake.LastDurations(p.Layout.Build); len(d) > 0 {
-		return d
+		return d, "the last build's .ninja_log"
 	}
-	return p.recordedDurations(warn)
+	if d := p.recordedDurations(warn); len(d) > 0 {
+		return d, p.durationsPath()
+	}
+	return nil, ""
 }
 
 func (p *Prepared) recordedDurations(warn func(string, ...any)) cmake.Durations {

@@ -90,7 +90,6 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 	defer logf.Close()
 	lw := bufio.NewWriter(logf)
-	fmt.Fprintf(lw, "# %s %s\n", ninja, strings.Join(args, " "))
 
 	env := append(os.Environ(), o.Env...)
 	env = append(env, "NINJA_STATUS="+ninjaStatus)
@@ -109,6 +108,12 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if o.TTY {
 		p.columns = liveColumns(o.Progress, o.Width)
 	}
+	runNinja := func(args []string) error {
+		p.finishLine() // the header goes on a line of its own
+		fmt.Fprintf(lw, "# %s %s\n", ninja, strings.Join(args, " "))
+		_, err := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p, Terminal: terminal})
+		return err
+	}
 	var items []manifestItem
 	var runErr error
 	if len(o.Durations) > 0 {
@@ -116,7 +121,7 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		// Ninja is asked for build.ninja first (a no-op when no CMake
 		// file changed), then the copy is made from what it left.
 		if items = readManifestItems(o.Dir); regenerable(items) {
-			_, runErr = proc.Run(ctx, proc.Cmd{Path: ninja, Args: append(slices.Clone(args), "build.ninja"), Env: env, Stdout: p, Stderr: p, Terminal: terminal})
+			runErr = runNinja(append(slices.Clone(args), "build.ninja"))
 			items = readManifestItems(o.Dir)
 		}
 		if runErr == nil && writeOrdered(o.Dir, items, o.Durations) {
@@ -126,7 +131,7 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 	logFrom := logSize(o.Dir)
 	if runErr == nil {
-		_, runErr = proc.Run(ctx, proc.Cmd{Path: ninja, Args: append(args, o.Targets...), Env: env, Stdout: p, Stderr: p, Terminal: terminal})
+		runErr = runNinja(append(args, o.Targets...))
 	}
 	p.finish()
 	if ran := logSince(o.Dir, logFrom); len(ran) > 0 {

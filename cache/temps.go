@@ -22,6 +22,7 @@ func (l Layout) tempPatterns() []string {
 		// atomicfile's default for internal/compilecache's copy of the
 		// launcher (named here as it names it: cache imports no launcher).
 		".mlxbuild-launch.tmp*",
+		"." + filepath.Base(l.Durations) + ".tmp*", // atomicfile's default, from flow's duration record
 	}
 }
 

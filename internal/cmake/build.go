@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -26,6 +28,11 @@ type BuildOptions struct {
 	KeepGoing bool      // continue past failures (ninja -k 0) to collect every error
 	Env       []string  // KEY=VALUE added to the environment (compiler launchers' settings)
 	Source    string    // the source tree: its path is left out of custom commands' progress lines
+	// Durations are the edges' expected times (LastDurations, a Record).
+	// When any is known Ninja reads a copy of build.ninja whose build
+	// statements are ordered longest chain first (orderManifest): the
+	// same edges, started in a better order.
+	Durations Durations
 }
 
 // BuildResult is what a build did.
@@ -35,6 +42,8 @@ type BuildResult struct {
 	LogPath    string // the full log
 	Ran        []Step // every edge Ninja ran, in the order they finished
 	Total      int    // the edges Ninja planned in its last status line
+	Ordered    bool   // Ninja read the ordered copy of build.ninja
+	Bound      Bound  // how close the run came to its lower bound (from .ninja_log)
 	// Errors holds every error of the log, deduplicated, in order (more than
 	// one only with KeepGoing or parallel failures).
 	Errors []Diagnostic
@@ -71,7 +80,6 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if o.KeepGoing {
 		args = append(args, "-k", "0")
 	}
-	args = append(args, o.Targets...)
 
 	if err := os.MkdirAll(filepath.Dir(res.LogPath), 0o755); err != nil {
 		return res, fmt.Errorf("create the build log's directory: %w", err)
@@ -82,7 +90,6 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 	defer logf.Close()
 	lw := bufio.NewWriter(logf)
-	fmt.Fprintf(lw, "# %s %s\n", ninja, strings.Join(args, " "))
 
 	env := append(os.Environ(), o.Env...)
 	env = append(env, "NINJA_STATUS="+ninjaStatus)
@@ -101,8 +108,38 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if o.TTY {
 		p.columns = liveColumns(o.Progress, o.Width)
 	}
-	_, runErr := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p, Terminal: terminal})
+	runNinja := func(args []string) error {
+		p.finishLine() // the header goes on a line of its own
+		fmt.Fprintf(lw, "# %s %s\n", ninja, strings.Join(args, " "))
+		_, err := proc.Run(ctx, proc.Cmd{Path: ninja, Args: args, Env: env, Stdout: p, Stderr: p, Terminal: terminal})
+		return err
+	}
+	var items []manifestItem
+	var runErr error
+	if len(o.Durations) > 0 {
+		// CMake's build.ninja regenerates itself; the copy cannot, so
+		// Ninja is asked for build.ninja first (a no-op when no CMake
+		// file changed), then the copy is made from what it left.
+		if items = readManifestItems(o.Dir); regenerable(items) {
+			runErr = runNinja(append(slices.Clone(args), "build.ninja"))
+			items = readManifestItems(o.Dir)
+		}
+		if runErr == nil && writeOrdered(o.Dir, items, o.Durations) {
+			args = append(args, "-f", OrderedManifest)
+			res.Ordered = true
+		}
+	}
+	logFrom := logSize(o.Dir)
+	if runErr == nil {
+		runErr = runNinja(append(args, o.Targets...))
+	}
 	p.finish()
+	if ran := logSince(o.Dir, logFrom); len(ran) > 0 {
+		if items == nil {
+			items = readManifestItems(o.Dir)
+		}
+		res.Bound = boundOf(ran, items, jobsOrDefault(o.Jobs))
+	}
 	if err := lw.Flush(); err != nil {
 		return res, fmt.Errorf("write the build log %s: %w", res.LogPath, err)
 	}
@@ -173,4 +210,34 @@ func Configured(dir string) bool { return fileExists(filepath.Join(dir, "build.n
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// readManifestItems reads dir's build.ninja; nil when it cannot.
+func readManifestItems(dir string) []manifestItem {
+	data, err := os.ReadFile(joinBuild(dir, "build.ninja"))
+	if err != nil {
+		return nil
+	}
+	return splitManifest(data)
+}
+
+// regenerable says the manifest has an edge that remakes build.ninja
+// (CMake's RERUN_CMAKE).
+func regenerable(items []manifestItem) bool {
+	for _, it := range items {
+		if slices.Contains(it.outs, "build.ninja") {
+			return true
+		}
+	}
+	return false
+}
+
+// writeOrdered writes the ordered copy of dir's build.ninja, whose
+// statements are items. A copy that cannot be written is no reason to
+// fail: Ninja then reads build.ninja as always.
+func writeOrdered(dir string, items []manifestItem, d Durations) bool {
+	if items == nil {
+		return false
+	}
+	return atomicfile.Write(joinBuild(dir, OrderedManifest), orderItems(items, d), 0o644) == nil
 }

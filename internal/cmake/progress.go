@@ -173,6 +173,14 @@ func (p *progress) draw(last Step) {
 	p.shown = true
 }
 
+// finishLine passes on a last line Ninja left without its newline, so
+// what is written next to the log starts a line of its own.
+func (p *progress) finishLine() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines.flush(p.line)
+}
+
 // finish ends the TTY line so what follows starts on its own line.
 func (p *progress) finish() {
 	p.mu.Lock()

@@ -40,6 +40,10 @@ type Summary struct {
 	// Launcher its hits and misses in this build.
 	LauncherTool string
 	Launcher     *compilecache.Stats
+	// Bound is how close Ninja's run came to its lower bound, and
+	// Ordered whether it ran the longest chains first.
+	Bound   cmake.Bound
+	Ordered bool
 }
 
 // Phase is one timed part of the build.
@@ -208,6 +212,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	}
 	res, err := cmake.Build(ctx, cmake.BuildOptions{
 		Dir: p.Layout.Build, Jobs: jobs, Progress: o.Stderr, TTY: pr.TTY, Width: ui.Width(o.Stderr), LogPath: p.Layout.Log, Env: lenv, Source: p.Layout.Tree,
+		Durations: p.expectedDurations(pr.Warn),
 	})
 	release()                         // Ninja is done, failed or interrupted: its jobs' tokens go back
 	p.completeCompileDB(ctx, pr.Warn) // Ninja may have regenerated, failed build or not
@@ -236,6 +241,10 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	sum.Steps = res.Steps
+	if res.Steps > 0 {
+		sum.Bound, sum.Ordered = res.Bound, res.Ordered
+		p.recordDurations(pr.Warn)
+	}
 	sum.Phases = append(sum.Phases, Phase{"build", time.Since(t)})
 
 	t = time.Now()

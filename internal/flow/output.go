@@ -105,6 +105,13 @@ func printSummary(pr *ui.Printer, s *Summary) {
 		parts = append(parts, fmt.Sprintf("%s %s", ph.Name, ph.Took.Round(time.Millisecond)))
 	}
 	pr.Info("time: %s", strings.Join(parts, ", "))
+	if s.Bound.Lower() > 0 {
+		order := "ninja's order"
+		if s.Ordered {
+			order = "longest chains first"
+		}
+		pr.Info("%s; %s", s.Bound, order)
+	}
 	for _, n := range s.Notes {
 		pr.Info("note: %s", n)
 	}

@@ -34,7 +34,9 @@ type planDoc struct {
 	Fingerprint    *string        `json:"fingerprint"`
 	FingerprintWhy string         `json:"fingerprint_why"`
 	Redo           planRedo       `json:"redo"`
-	Warnings       []string       `json:"warnings"`
+	// CriticalPath is null before a first build (see planCritical).
+	CriticalPath *planCritical `json:"critical_path"`
+	Warnings     []string      `json:"warnings"`
 }
 
 type planArch struct {
@@ -131,6 +133,7 @@ func PlanJSON(ctx context.Context, o Options, target, backend string) error {
 	case rd.what == "":
 		doc.Redo.What = "Ninja's build only"
 	}
+	doc.CriticalPath = p.criticalPath(func(format string, args ...any) { doc.Warnings = append(doc.Warnings, fmt.Sprintf(format, args...)) })
 	doc.Fingerprint, doc.FingerprintWhy = lastFingerprint(p.Layout.Out, p.Backend, doc.Redo.What)
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

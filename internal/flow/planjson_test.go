@@ -50,6 +50,17 @@ type planDoc struct {
 		Refused     *string  `json:"refused"`
 		RefusedExit int      `json:"refused_exit"`
 	} `json:"redo"`
+	CriticalPath *struct {
+		From    string `json:"from"`
+		Ordered bool   `json:"ordered"`
+		Chains  []struct {
+			Seconds float64 `json:"seconds"`
+			Edges   []struct {
+				Output  string  `json:"output"`
+				Seconds float64 `json:"seconds"`
+			} `json:"edges"`
+		} `json:"chains"`
+	} `json:"critical_path"`
 	Warnings []string `json:"warnings"`
 }
 

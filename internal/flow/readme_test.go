@@ -114,7 +114,10 @@ func readmeRuns(t *testing.T, section string) (string, string) {
 
 var (
 	durationRe = regexp.MustCompile(`\b(?:[0-9]+(?:\.[0-9]+)?(?:h|ms|µs|us|ns|m|s))+`)
-	ninjaStep  = regexp.MustCompile(`^\[[0-9]+/([0-9]+)\] `)
+	// ratioRe: the bound line's ratio, and which bound it is, move with
+	// the durations.
+	ratioRe   = regexp.MustCompile(`\b[0-9]+\.[0-9]+x\b|\((?:longest chain|cpu sum / [0-9]+ jobs)\)`)
+	ninjaStep = regexp.MustCompile(`^\[[0-9]+/([0-9]+)\] `)
 )
 
 // maskREADME sets aside what differs between two runs of the same build:
@@ -122,7 +125,7 @@ var (
 // order; each step's counter goes with the order, so it is dropped and the
 // run of steps sorted).
 func maskREADME(out string) string {
-	lines := strings.Split(durationRe.ReplaceAllString(out, "<t>"), "\n")
+	lines := strings.Split(ratioRe.ReplaceAllString(durationRe.ReplaceAllString(out, "<t>"), "<r>"), "\n")
 	for i := 0; i < len(lines); {
 		if !ninjaStep.MatchString(lines[i]) {
 			i++

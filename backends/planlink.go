@@ -155,6 +155,10 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 	// script or by a `mage build:<backend>` beside it) changes them, and
 	// Cargo must then relink every consumer instead of saying Fresh.
 	switch {
+	case in.CompileOnly:
+		// Nothing is linked, and a check-only run makes neither file: a
+		// rerun-if-changed path that does not exist would rerun the script,
+		// and recompile the crates on it, at every `cargo check`.
 	case in.Relink != "":
 		// One file mlxbuild dates: a build script run that rebuilt the
 		// archives leaves it older than its own start (see flow's

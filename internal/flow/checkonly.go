@@ -67,6 +67,11 @@ func checkOnlyForCargo(ctx context.Context, o Options, why string) (*Summary, er
 	sum.Phases = append(sum.Phases, Phase{"check only", time.Since(start)})
 	pr.Done("%s: check only (%s): tree %s ready, compile flags published; nothing configured, built or linked (%.2f s)",
 		p.Backend, why, p.Layout.Tree, time.Since(start).Seconds())
+	if c := plan.Compile; c != nil && c.Std != "" {
+		// The spec's standard stands in until a build's CMake says its
+		// own: say which one the bridge got.
+		pr.Info("cxx_std %s: %s", c.Std, c.StdFrom)
+	}
 	return sum, nil
 }
 

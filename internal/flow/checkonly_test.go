@@ -73,6 +73,15 @@ func TestCargoCheckOnly(t *testing.T) {
 				t.Errorf("%s: stdout lacks %q:\n%s", mode, want, out)
 			}
 		}
+		// Every watched path exists: a missing one would make Cargo run
+		// the script, and rebuild the crates on it, at every check.
+		for _, line := range strings.Split(out, "\n") {
+			if path, ok := strings.CutPrefix(line, "cargo:rerun-if-changed="); ok {
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s: cargo:rerun-if-changed names a path that does not exist: %v", mode, err)
+				}
+			}
+		}
 		if strings.Contains(out, "rustc-link") {
 			t.Errorf("%s: a check-only run printed link lines:\n%s", mode, out)
 		}

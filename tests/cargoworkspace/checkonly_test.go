@@ -59,6 +59,11 @@ func TestCheckOnlyWorkspace(t *testing.T) {
 		if calls, err := os.ReadFile(log); err == nil {
 			t.Errorf("%s: cargo check started compilers:\n%s", mode, calls)
 		}
+		// An editor checks again and again: the script's output stays
+		// fresh while nothing it watches changes.
+		if out := w.cargoOK(t, "check", "-v", "-p", "cli"); !strings.Contains(out, "Fresh mlx-sys") || strings.Contains(out, "Running") {
+			t.Errorf("%s: the second cargo check was not fresh:\n%s", mode, out)
+		}
 		for _, made := range []string{"CMakeCache.txt", "build.ninja", ".ninja_log"} {
 			if _, err := os.Stat(filepath.Join(build, made)); err == nil {
 				t.Errorf("%s: cargo check configured MLX (%s exists)", mode, made)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/backends"
 )
 
 // checkOnlyForCargo is build:cargo for editors, lint jobs and docs.rs
@@ -33,8 +34,14 @@ func checkOnlyForCargo(ctx context.Context, o Options, why string) (*Summary, er
 	}
 	p, pr := r.Prepared, r.Opts.printer()
 	p.compileOnly = true
-	if err := p.locateToolchain(); err != nil {
-		return nil, err
+	// The toolchain's root only, from files: its full discovery runs its
+	// programs (hipconfig, clang++, nvcc), which a check-only run must not.
+	if t := p.Spec.Toolchain; t != nil {
+		info, err := backends.LocateRoot(t.Name, t.Env, append([]string{t.Default}, t.Fallbacks...), p.Opts.Env)
+		if err != nil {
+			return nil, err
+		}
+		p.Toolchain = info
 	}
 	if err := p.resolveArch(ctx); err != nil {
 		if p.Spec.Architectures == nil || ctx.Err() != nil {

@@ -35,6 +35,16 @@ func recordingCompilers(t *testing.T) (log string) {
 	return log
 }
 
+// envOver reads env's values over the process's environment.
+func envOver(env map[string]string) func(string) string {
+	return func(name string) string {
+		if v, ok := env[name]; ok {
+			return v
+		}
+		return os.Getenv(name)
+	}
+}
+
 // TestCargoCheckOnly is build:cargo as an editor or lint job runs it
 // (MLXBUILD_CHECK_ONLY=1, DOCS_RS=1): the tree is materialized and the
 // compile flags printed with check_only=1 and no link line, and nothing is
@@ -50,12 +60,7 @@ func TestCargoCheckOnly(t *testing.T) {
 		k, v, _ := strings.Cut(mode, "=")
 		env := map[string]string{k: v}
 		var stdout, stderr bytes.Buffer
-		o := flow.Options{Dir: p.Dir, Env: func(name string) string {
-			if v, ok := env[name]; ok {
-				return v
-			}
-			return os.Getenv(name)
-		}, Stdout: &stdout, Stderr: &stderr}
+		o := flow.Options{Dir: p.Dir, Env: envOver(env), Stdout: &stdout, Stderr: &stderr}
 		if _, err := flow.BuildForCargo(context.Background(), o); err != nil {
 			t.Fatalf("%s build:cargo: %v\n%s", mode, err, stderr.String())
 		}
@@ -123,5 +128,53 @@ func TestCargoCheckOnly(t *testing.T) {
 	}
 	if got := stdout.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "cargo:warning=error: MLXBUILD_CHECK_ONLY=") {
 		t.Errorf("a refused value printed more than its error for Cargo:\n%s", got)
+	}
+}
+
+// TestCargoCheckOnlyROCmRunsNoTool: a check-only run for ROCm publishes
+// the toolchain's include directory without running any of its programs
+// (the full discovery asks hipconfig, and hipconfig clang++ --version):
+// every program of the root's bin/ here only records that it was run.
+func TestCargoCheckOnlyROCmRunsNoTool(t *testing.T) {
+	p := newProject(t, "")
+	root := filepath.Join(t.TempDir(), "rocm")
+	log := filepath.Join(t.TempDir(), "ran")
+	testutil.WriteFile(t, filepath.Join(root, "include", "hip", "hip_runtime.h"), "")
+	testutil.WriteFile(t, filepath.Join(root, "lib", "libamdhip64.so"), "")
+	for _, tool := range []string{"hipconfig", "hipcc", "clang++", "rocminfo"} {
+		script := filepath.Join(root, "bin", tool)
+		testutil.WriteFile(t, script, "#!/bin/sh\necho \""+tool+" $*\" >> '"+log+"'\nexit 1\n")
+		if err := os.Chmod(script, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", filepath.Join(root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := map[string]string{"MLXBUILD_CHECK_ONLY": "1", "CARGO_FEATURE_ROCM": "1", "ROCM_PATH": root, "MLX_ROCM_ARCHITECTURES": "gfx1030"}
+	var stdout, stderr bytes.Buffer
+	o := flow.Options{Dir: p.Dir, Env: envOver(env), Stdout: &stdout, Stderr: &stderr}
+	if _, err := flow.BuildForCargo(context.Background(), o); err != nil {
+		t.Fatalf("check-only build:cargo for rocm: %v\n%s", err, stderr.String())
+	}
+	if ran, err := os.ReadFile(log); err == nil {
+		t.Errorf("a check-only run ran the toolchain's programs:\n%s", ran)
+	}
+	tree := filepath.Join(p.Cache, "rocm", "tree")
+	for _, want := range []string{
+		"cargo:include=" + tree + ":" + filepath.Join(p.Cache, "rocm", "build") + ":" + filepath.Join(root, "include") + "\n",
+		"cargo:rustc-env=MLXBUILD_GPU_ARCHITECTURES=gfx1030\n",
+		"cargo:defines=MLXBUILD_BACKEND_ROCM MLXBUILD_GPU_BACKEND __HIP_PLATFORM_AMD__\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	// The overlay is in the tree: the editor sees the ROCm sources.
+	if _, err := os.Stat(filepath.Join(tree, "mlx", "backend", "rocm")); err != nil {
+		t.Errorf("the ROCm overlay is not in the tree: %v", err)
+	}
+
+	env["ROCM_PATH"] = "rocm"
+	if _, err := flow.BuildForCargo(context.Background(), o); fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), "ROCM_PATH") {
+		t.Errorf("a relative ROCM_PATH: %v (exit %d), want exit 2 naming ROCM_PATH", err, fail.ExitCode(err))
 	}
 }

@@ -48,6 +48,10 @@ type LinkInputs struct {
 	// SkipStatic checks only the shared and system libraries, before the
 	// build has produced the archives.
 	SkipStatic bool
+	// CompileOnly leaves every library out and checks none: a check-only
+	// run (editors, lint jobs, docs.rs) links nothing, and a machine
+	// without the GPU libraries may still browse and check the code.
+	CompileOnly bool
 	// Produced says why a static archive found in BuildDir is not this
 	// build's product (nil when it is; an archive an earlier configure's
 	// graph built stays on disk after its target is gone); nil takes
@@ -81,6 +85,11 @@ func (e *MissingLibraryError) Error() string {
 // PlanLink makes the link plan and checks that every library exists.
 func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 	p := &linkplan.Plan{Backend: s.Backend, RpathMode: RpathMode(s), Env: map[string]string{}}
+	if in.CompileOnly {
+		c := *s
+		c.Link.Static, c.Link.Dynamic, c.Link.System, c.Link.Frameworks = nil, nil, nil, nil
+		s = &c
+	}
 	var missing []string
 	for _, lib := range s.Link.Static {
 		if !configs.OnOS(lib.OS, in.GOOS) || in.SkipStatic {
@@ -146,6 +155,10 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 	// script or by a `mage build:<backend>` beside it) changes them, and
 	// Cargo must then relink every consumer instead of saying Fresh.
 	switch {
+	case in.CompileOnly:
+		// Nothing is linked, and a check-only run makes neither file: a
+		// rerun-if-changed path that does not exist would rerun the script,
+		// and recompile the crates on it, at every `cargo check`.
 	case in.Relink != "":
 		// One file mlxbuild dates: a build script run that rebuilt the
 		// archives leaves it older than its own start (see flow's
@@ -161,7 +174,10 @@ func PlanLink(s *configs.Spec, in LinkInputs) (*linkplan.Plan, error) {
 	for _, t := range s.Triggers.Paths {
 		p.RerunPaths = configs.Union(p.RerunPaths, []string{Expand(t, in.Toolchain)})
 	}
-	p.RerunEnv = configs.Union([]string{"MLXBUILD_BACKENDS", "MLXBUILD_CONFIG", "MLXBUILD_CACHE"}, s.Triggers.Env)
+	// The check-only switches: Cargo shares a build script's output
+	// between `cargo check` and `cargo build` in one target directory, so
+	// turning them off must run the script again, and build.
+	p.RerunEnv = configs.Union([]string{"MLXBUILD_BACKENDS", "MLXBUILD_CONFIG", "MLXBUILD_CACHE", configs.CheckOnlyVar, configs.DocsRSVar}, s.Triggers.Env)
 	if in.Toolchain != nil {
 		p.RerunEnv = configs.Union(p.RerunEnv, []string{in.Toolchain.Env})
 	}

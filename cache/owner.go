@@ -73,3 +73,40 @@ func inside(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// OwnedBy says whether root is an mlxbuild cache that holds a build of
+// project's: it carries mlxbuild's tag, a backend directory of it records
+// project as its owner, and none records another. It only reads; a
+// build script looks for the project's existing cache with it (see
+// configs' defaultCacheRoot).
+func OwnedBy(root, project string) bool {
+	if !tagged(root) {
+		return false
+	}
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return false
+	}
+	owned := false
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(For(root, e.Name()).owner)
+		if err != nil {
+			continue
+		}
+		if strings.TrimSuffix(string(b), "\n") != abs {
+			return false
+		}
+		owned = true
+	}
+	return owned
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/cache"
 )
 
 // TestCacheFollowsCargoTargetDir: inside a build script the default cache
@@ -70,4 +72,69 @@ func TestCacheFollowsCargoTargetDir(t *testing.T) {
 			t.Errorf("cache root %+v, want the project's %s", cfg.CacheRoot, filepath.Join(dir, "mine"))
 		}
 	})
+}
+
+// TestEditorTargetDirReusesProjectCache: a build script whose Cargo target
+// directory has no cache yet (rust-analyzer's target/rust-analyzer, a
+// lint job's own CARGO_TARGET_DIR) uses the project's existing cache, the
+// one above it or target/mlxbuild beside the project file, instead of
+// building MLX a second time; a cache of another project's is never taken,
+// and a target directory with a cache of its own keeps it.
+func TestEditorTargetDirReusesProjectCache(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "mlx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mlxbuild.yaml"), []byte("source:\n  dir: mlx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	built := func(root, project string) string {
+		t.Helper()
+		if err := cache.Prepare(cache.For(root, "cpu"), project); err != nil {
+			t.Fatal(err)
+		}
+		return root
+	}
+	out := func(target string) string { return filepath.Join(target, "debug", "build", "mlx-sys-0123abcd", "out") }
+	root := func(env map[string]string) string {
+		t.Helper()
+		cfg, err := LoadConfig(dir, func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := GuessCacheRoot(dir, func(k string) string { return env[k] }); g != cfg.CacheRoot.Value {
+			t.Errorf("GuessCacheRoot %s, LoadConfig %s", g, cfg.CacheRoot.Value)
+		}
+		return cfg.CacheRoot.Value
+	}
+	envFor := func(target string) map[string]string {
+		return map[string]string{"OUT_DIR": out(target), "CARGO_PKG_NAME": "mlx-sys"}
+	}
+
+	// The user's build in <ws>/target; rust-analyzer's in target/rust-analyzer.
+	ws := t.TempDir()
+	user := built(filepath.Join(ws, "target", "mlxbuild"), dir)
+	if got := root(envFor(filepath.Join(ws, "target", "rust-analyzer"))); got != user {
+		t.Errorf("rust-analyzer's target directory: cache %s, want the user's %s", got, user)
+	}
+	// A separate target directory elsewhere: the cache beside the project file.
+	elsewhere := filepath.Join(t.TempDir(), "ra")
+	if got := root(envFor(elsewhere)); got != filepath.Join(elsewhere, "mlxbuild") {
+		t.Errorf("no project cache beside the project file yet: cache %s, want the target directory's own", got)
+	}
+	beside := built(filepath.Join(dir, "target", "mlxbuild"), dir)
+	if got := root(envFor(elsewhere)); got != beside {
+		t.Errorf("separate target directory: cache %s, want the project's %s", got, beside)
+	}
+	// Another project's cache above the target directory is not this one's.
+	other := t.TempDir()
+	built(filepath.Join(other, "target", "mlxbuild"), t.TempDir())
+	if got := root(envFor(filepath.Join(other, "target", "clippy"))); got != beside {
+		t.Errorf("under another project's cache: %s, want this project's %s", got, beside)
+	}
+	// A target directory with a cache of its own keeps it.
+	own := built(filepath.Join(ws, "target", "rust-analyzer", "mlxbuild"), dir)
+	if got := root(envFor(filepath.Join(ws, "target", "rust-analyzer"))); got != own {
+		t.Errorf("target directory with its own cache: %s, want %s", got, own)
+	}
 }

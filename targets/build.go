@@ -31,7 +31,9 @@ func build(ctx context.Context, backend string) error {
 }
 
 // Cargo builds the backend the Cargo features select (CARGO_FEATURE_*). It
-// prints cargo.txt for Cargo: run it from a build script.
+// prints cargo.txt for Cargo: run it from a build script. With
+// MLXBUILD_CHECK_ONLY=1 (editors, lint jobs) or DOCS_RS set it only
+// materializes the tree and prints the compile flags, no link line.
 func (Build) Cargo(ctx context.Context) error {
 	return runTarget(ctx, "build:cargo", func(ctx context.Context, o flow.Options) error {
 		_, err := flow.BuildForCargo(ctx, o)

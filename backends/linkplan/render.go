@@ -11,7 +11,31 @@ import (
 // Cargo renders the plan as cargo: lines for a build script to print.
 func (p *Plan) Cargo() string {
 	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, "cargo:"+format+"\n", args...) }
+	p.cargoLink(&b)
+	p.cargoRest(&b, nil)
+	return b.String()
+}
+
+// CheckOnlyKey is the links metadata key a check-only run adds
+// (CargoCheckOnly): a dependent's build script reads DEP_MLX_CHECK_ONLY=1
+// and skips its own C++ compile, as the run it depends on did.
+const CheckOnlyKey = "check_only"
+
+// CargoCheckOnly renders what an editor's or lint job's build script run
+// prints (MLXBUILD_CHECK_ONLY, DOCS_RS): the rustc-env values the crate's
+// env!() reads, the links metadata a bridge compiles with (include,
+// defines, cxx_std) with check_only=1, and the rerun lines; no
+// rustc-link-* line, since nothing was built to link.
+func (p *Plan) CargoCheckOnly() string {
+	var b strings.Builder
+	p.cargoRest(&b, []string{CheckOnlyKey + "=1"})
+	return b.String()
+}
+
+// cargoLink writes the plan's link lines: search paths, libraries, run
+// paths.
+func (p *Plan) cargoLink(b *strings.Builder) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, "cargo:"+format+"\n", args...) }
 	seen := map[string]bool{}
 	for _, a := range p.Static {
 		if d := filepath.Dir(a); !seen[d] {
@@ -37,6 +61,12 @@ func (p *Plan) Cargo() string {
 	for _, a := range p.rpathArgs() {
 		line("rustc-link-arg=%s", a)
 	}
+}
+
+// cargoRest writes the lines after the link lines: rustc-env, the links
+// metadata with extra keys, the rerun lines.
+func (p *Plan) cargoRest(b *strings.Builder, extra []string) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, "cargo:"+format+"\n", args...) }
 	env := p.rustcEnv()
 	keys := make([]string, 0, len(env))
 	for k := range env {
@@ -46,7 +76,7 @@ func (p *Plan) Cargo() string {
 	for _, k := range keys {
 		line("rustc-env=%s=%s", k, env[k])
 	}
-	for _, m := range p.cargoMetadata() {
+	for _, m := range append(p.cargoMetadata(), extra...) {
 		line("%s", m)
 	}
 	for _, r := range p.RerunPaths {
@@ -55,7 +85,6 @@ func (p *Plan) Cargo() string {
 	for _, e := range p.RerunEnv {
 		line("rerun-if-env-changed=%s", e)
 	}
-	return b.String()
 }
 
 // rustcEnv is the plan's rustc_env with the tree fingerprint added, so

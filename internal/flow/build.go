@@ -379,11 +379,12 @@ func (p *Prepared) planLink(skipStatic bool) (*linkplan.Plan, error) {
 		GOOS: p.Opts.GOOS, Backend: p.Backend, BuildDir: p.Layout.Build, Toolchain: p.Toolchain,
 		TreeDir: p.Layout.Tree, OutDir: p.Layout.Out,
 		Architectures: targets, Pin: p.Config.Project.Source.Pin, TreeFingerprint: p.treeFingerprint, Libs: p.libLookup(), RerunPaths: rerun, Relink: p.Layout.Relink,
-		SkipStatic: skipStatic, Produced: producedBy(p.Layout.Build),
+		SkipStatic: skipStatic, CompileOnly: p.compileOnly, Produced: producedBy(p.Layout.Build),
 	}
 	// Before the build the standard is not needed (the libraries are
-	// checked, not rendered), and the configure to come rewrites it.
-	if !skipStatic {
+	// checked, not rendered), and the configure to come rewrites it; a
+	// check-only run renders it.
+	if !skipStatic || p.compileOnly {
 		std, err := p.buildCXXStd()
 		if err != nil {
 			return nil, err

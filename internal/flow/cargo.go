@@ -29,6 +29,9 @@ const CargoTarget = "build:cargo"
 // warnings) also go to stdout as `cargo:warning=` lines, the only output of
 // a successful build script that Cargo shows; so does the error of a
 // failed build.
+//
+// With MLXBUILD_CHECK_ONLY=1 or DOCS_RS set (editors, lint jobs, docs.rs;
+// configs.CheckOnly) it builds nothing: see checkOnlyForCargo.
 func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 	o = o.withDefaults()
 	stdout := o.Stdout
@@ -41,6 +44,18 @@ func BuildForCargo(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	o.Env = env
+	checkOnly, why, err := configs.CheckOnly(o.Env)
+	if err != nil {
+		o.warnings("error: " + err.Error())
+		return nil, err
+	}
+	if checkOnly {
+		sum, err := checkOnlyForCargo(ctx, o, why)
+		if err != nil && ctx.Err() == nil && fail.KindOf(err) != fail.Interrupted {
+			o.warnings("error: " + err.Error())
+		}
+		return sum, err
+	}
 	o.jobSlots = cargoJobSlots(o.Env)
 	sum, err := buildAs(ctx, o, CargoTarget, "")
 	if err != nil {

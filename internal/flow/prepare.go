@@ -66,6 +66,9 @@ type Prepared struct {
 	// manifestAhead is the tree's manifest being read while the cache is
 	// locked, or nil (materialize reads it then).
 	manifestAhead *overlays.ManifestAhead
+	// compileOnly makes the link plan of a check-only run: no library,
+	// the standard still read (checkOnlyForCargo).
+	compileOnly bool
 }
 
 // resolve looks beyond the configuration: the toolchain, its

@@ -39,6 +39,10 @@ fn main() {
         exit(out.status.code().unwrap_or(1)); // mlxbuild's message is on stderr
     }
     let plan = String::from_utf8(out.stdout).expect("cargo.txt is UTF-8");
+    // MLXBUILD_CHECK_ONLY=1 (an editor, a lint job) or docs.rs: mlxbuild
+    // built nothing and prints no link line; the bridge is not compiled
+    // either, since nothing will be linked.
+    let check_only = plan.lines().any(|line| line == "cargo:check_only=1");
 
     let mut bridge = cc::Build::new();
     bridge.cpp(true).file("cpp/bridge.cpp");
@@ -60,7 +64,9 @@ fn main() {
             _ => {}
         }
     }
-    bridge.compile("mlx_bridge"); // before the plan: the bridge links before libmlx
+    if !check_only {
+        bridge.compile("mlx_bridge"); // before the plan: the bridge links before libmlx
+    }
     print!("{plan}");
     println!("cargo:rerun-if-changed=cpp");
     println!("cargo:rerun-if-env-changed=MLXBUILD_MAGE");

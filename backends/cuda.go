@@ -2,6 +2,7 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -120,6 +121,9 @@ func inspectCUDA(nvcc string, w *witness) (*cudaToolkit, error) {
 	defer cancel()
 	res, err := proc.Run(ctx, proc.Cmd{Path: nvcc, Args: []string{"--version"}})
 	if err != nil {
+		if why := foreignProgram(nvcc, err); why != "" {
+			return nil, errors.New(why)
+		}
 		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
 	}
 	v, err := parseNvccVersion(string(res.Stdout))

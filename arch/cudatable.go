@@ -9,7 +9,7 @@ import (
 
 // cudaChip is what mlxbuild knows about one CUDA compute capability.
 type cudaChip struct {
-	Parts string // the products, e.g. "GB10 (DGX Spark)"
+	parts string // the products, e.g. "GB10 (DGX Spark)"
 	// RenamedTo is the number a later CUDA gives the same chip: CUDA 13
 	// calls 10.1 (Thor) 11.0 and no longer lists sm_101.
 	RenamedTo string
@@ -27,21 +27,21 @@ const (
 // and the nvcc references of CUDA 12.9 and 13.0, the 10.x/12.x
 // Blackwell parts and aarch64 hosts (GH200, GB10, Thor) included.
 var cudaChips = map[int]cudaChip{
-	35: {Parts: "Kepler (K40)"}, 37: {Parts: "Kepler (K80)"},
-	50: {Parts: "Maxwell"}, 52: {Parts: "Maxwell (GTX 9xx, M40)"}, 53: {Parts: "Maxwell (Jetson Nano)"},
-	60: {Parts: "Pascal (P100)"}, 61: {Parts: "Pascal (GTX 10xx, P40)"}, 62: {Parts: "Pascal (Jetson TX2)"},
-	70: {Parts: "Volta (V100)"}, 72: {Parts: "Volta (Jetson Xavier)"},
-	75: {Parts: "Turing (RTX 20xx, T4)"},
-	80: {Parts: "Ampere (A100)"}, 86: {Parts: "Ampere (RTX 30xx, A40, A10)"}, 87: {Parts: "Ampere (Jetson Orin)"},
-	88:  {Parts: "new in CUDA 13.0's lists"},
-	89:  {Parts: "Ada (RTX 40xx, L4, L40)"},
-	90:  {Parts: "Hopper (H100, H200, GH200)"},
-	100: {Parts: "Blackwell (B200, GB200)"},
-	101: {Parts: "Blackwell (Thor, CUDA 12.8-12.9)", RenamedTo: "110"},
-	103: {Parts: "Blackwell Ultra (B300, GB300)"},
-	110: {Parts: "Blackwell (Thor, CUDA 13)"},
-	120: {Parts: "Blackwell (RTX 50xx, RTX PRO 6000)"},
-	121: {Parts: "Blackwell (GB10, DGX Spark)"},
+	35: {parts: "Kepler (K40)"}, 37: {parts: "Kepler (K80)"},
+	50: {parts: "Maxwell"}, 52: {parts: "Maxwell (GTX 9xx, M40)"}, 53: {parts: "Maxwell (Jetson Nano)"},
+	60: {parts: "Pascal (P100)"}, 61: {parts: "Pascal (GTX 10xx, P40)"}, 62: {parts: "Pascal (Jetson TX2)"},
+	70: {parts: "Volta (V100)"}, 72: {parts: "Volta (Jetson Xavier)"},
+	75: {parts: "Turing (RTX 20xx, T4)"},
+	80: {parts: "Ampere (A100)"}, 86: {parts: "Ampere (RTX 30xx, A40, A10)"}, 87: {parts: "Ampere (Jetson Orin)"},
+	88:  {parts: "new in CUDA 13.0's lists"},
+	89:  {parts: "Ada (RTX 40xx, L4, L40)"},
+	90:  {parts: "Hopper (H100, H200, GH200)"},
+	100: {parts: "Blackwell (B200, GB200)"},
+	101: {parts: "Blackwell (Thor, CUDA 12.8-12.9)", RenamedTo: "110"},
+	103: {parts: "Blackwell Ultra (B300, GB300)"},
+	110: {parts: "Blackwell (Thor, CUDA 13)"},
+	120: {parts: "Blackwell (RTX 50xx, RTX PRO 6000)"},
+	121: {parts: "Blackwell (GB10, DGX Spark)"},
 }
 
 // LookupCUDA returns the table entry for a CUDA architecture as CMake

@@ -70,7 +70,7 @@ func TestCUDATable(t *testing.T) {
 		"90a": "GH200", "100": "B200", "103": "GB300", "110": "Thor", "120f": "RTX 50xx", "121a-real": "GB10", "89": "Ada",
 	} {
 		c, ok := LookupCUDA(target)
-		if !ok || !strings.Contains(c.Parts, parts) {
+		if !ok || !strings.Contains(c.parts, parts) {
 			t.Errorf("LookupCUDA(%q) = %+v, %v; want parts with %q", target, c, ok, parts)
 		}
 	}

@@ -49,6 +49,11 @@ func Test() error {
 	if err := runEnv([]string{"GOOS=darwin"}, "go", "vet", "./..."); err != nil {
 		return err
 	}
+	// GB10 and GH200 hosts are aarch64 Linux: the static binary that runs
+	// there (docs/aarch64.md) must build and vet too, tests included.
+	if err := runEnv([]string{"GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0"}, "go", "vet", "./..."); err != nil {
+		return err
+	}
 	// go test -json underneath: the run ends with the list of what failed
 	// and the command that re-runs each.
 	fmt.Fprintln(os.Stderr, "==> go test -count=1 -timeout 40m ./...")

@@ -130,7 +130,7 @@ func TestParseNvidiaSMIRecordedOutputs(t *testing.T) {
 }
 
 func TestSMFromCap(t *testing.T) {
-	for in, want := range map[string]string{"8.6": "86", "9.0": "90a", "10.0": "100", "12.0": "120", "7.5": "75", "8.9": "89"} {
+	for in, want := range map[string]string{"8.6": "86", "9.0": "90a", "10.0": "100", "12.0": "120", "7.5": "75", "8.9": "89", "12.1": "121", "10.3": "103", "11.0": "110"} {
 		if got, err := smFromCap(in); err != nil || got != want {
 			t.Errorf("smFromCap(%q) = %q, %v; want %q", in, got, err, want)
 		}

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -17,7 +18,7 @@ const (
 var (
 	// cudaRe is a compute capability as CMake takes it: 75, 90a, 100f,
 	// optionally -real or -virtual.
-	cudaRe = lazyregexp.New(`^[1-9][0-9]{1,2}[af]?(-real|-virtual)?$`)
+	cudaRe = lazyregexp.New(`^([1-9][0-9]{1,2})([af]?)(-real|-virtual)?$`)
 )
 
 // cudaKeywords are CMAKE_CUDA_ARCHITECTURES values that CMake expands itself.
@@ -46,13 +47,31 @@ func validate(backend, name string) error {
 	case ROCm:
 		return validateROCm(name)
 	case CUDA:
-		if cudaKeywords[name] || cudaRe.MatchString(name) {
-			return nil
-		}
-		return &invalidError{CUDA, name, "want a compute capability such as 86, 90a or 100f (CMake style, no dot), or native, all, all-major"}
+		return validateCUDA(name)
 	default:
 		return fmt.Errorf("unknown backend %q: want %q or %q", backend, ROCm, CUDA)
 	}
+}
+
+// validateCUDA is validate for CUDA: the grammar, a dotted capability
+// (nvidia-smi's 12.1) answered with its CMake spelling, and an a or f
+// suffix only where such forms exist (a from 90a, f from 100f).
+func validateCUDA(name string) error {
+	if cudaKeywords[name] {
+		return nil
+	}
+	m := cudaRe.FindStringSubmatch(name)
+	if m == nil {
+		if fixed, ok := cudaDotted(name); ok {
+			return &invalidError{CUDA, name, "write it as " + fixed + " (CMake style, no dot)"}
+		}
+		return &invalidError{CUDA, name, "want a compute capability such as 86, 90a, 100f or 121a-real (CMake style, no dot; a or f, then -real or -virtual, optional), or native, all, all-major"}
+	}
+	number, _ := strconv.Atoi(m[1])
+	if why := cudaSuffixProblem(number, m[2]); why != "" {
+		return &invalidError{CUDA, name, why}
+	}
+	return nil
 }
 
 func validateROCm(name string) error {
@@ -85,6 +104,9 @@ func validateKnown(backend, name string) error {
 	if err := validate(backend, name); err != nil {
 		return err
 	}
+	if backend == CUDA {
+		return knownCUDA(name)
+	}
 	if backend != ROCm {
 		return nil
 	}
@@ -96,6 +118,24 @@ func validateKnown(backend, name string) error {
 		return &invalidError{ROCm, name, why}
 	}
 	return nil
+}
+
+// knownCUDA refuses a well-formed CUDA number the table lacks below its
+// newest entry (85, 91): no GPU has it, so it is a typo, reported with the
+// nearest numbers. Numbers above the newest are chips newer than the
+// table; the toolkit's own list judges those before configure.
+func knownCUDA(name string) error {
+	if cudaKeywords[name] {
+		return nil
+	}
+	if _, ok := LookupCUDA(name); ok {
+		return nil
+	}
+	number, _ := strconv.Atoi(cudaNumber(name))
+	if number > newestCUDA() {
+		return nil
+	}
+	return &invalidError{CUDA, name, "no CUDA GPU has compute capability " + cudaNumber(name) + "; did you mean " + strings.Join(nearestCUDA(number, 2), " or ") + "?"}
 }
 
 // Join renders targets the way CMake lists take them: ";"-joined.

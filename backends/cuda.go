@@ -2,8 +2,10 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -20,7 +23,7 @@ type cudaToolkit struct {
 	root       string // $CUDA_HOME, /usr/local/cuda, or the parent of nvcc's bin
 	from       string // "CUDA_HOME", "/usr/local/cuda" or "PATH"
 	BinDir     string
-	LibDir     string // Root/lib64 (or Root/lib, or /usr/lib/<multiarch> for Debian's toolkit)
+	LibDir     string // Root/lib64 (or Root/lib, /usr/lib/<multiarch> for Debian's toolkit, Root/targets/<arch>/lib)
 	includeDir string
 	NVCC       string
 	version    *version.Version // from nvcc --version ("release 12.4, V12.4.131")
@@ -101,14 +104,14 @@ func inspectCUDA(nvcc string, w *witness) (*cudaToolkit, error) {
 	// cuda-12.4 it links to), which survives toolkit upgrades.
 	root := filepath.Dir(filepath.Dir(nvcc))
 	c := &cudaToolkit{root: root, BinDir: filepath.Join(root, "bin"), includeDir: filepath.Join(root, "include"), NVCC: nvcc}
-	for _, d := range []string{filepath.Join(root, "lib64"), filepath.Join(root, "lib"), filepath.Join(root, "lib", multiarch()), filepath.Join(root, "targets", "x86_64-linux", "lib")} {
+	for _, d := range cudaLibDirs(root, runtime.GOARCH) {
 		if w.hasLib(d, "cudart") {
 			c.LibDir = d
 			break
 		}
 	}
 	if c.LibDir == "" {
-		return nil, fmt.Errorf("no libcudart.so in %s/lib64, lib or lib/%s", root, multiarch())
+		return nil, fmt.Errorf("no libcudart.so in %s/lib64, lib, lib/%s or targets/*/lib", root, multiarch.Host())
 	}
 	// nvcc --version reads version.json beside bin/ (CUDA 11.1 and later);
 	// a toolkit upgrade rewrites it as well as nvcc.
@@ -118,6 +121,9 @@ func inspectCUDA(nvcc string, w *witness) (*cudaToolkit, error) {
 	defer cancel()
 	res, err := proc.Run(ctx, proc.Cmd{Path: nvcc, Args: []string{"--version"}})
 	if err != nil {
+		if why := foreignProgram(nvcc, err); why != "" {
+			return nil, errors.New(why)
+		}
 		return nil, fmt.Errorf("%s --version: %v", nvcc, err)
 	}
 	v, err := parseNvccVersion(string(res.Stdout))

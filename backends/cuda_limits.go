@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
+	"github.com/mlxbuild/mlxbuild/arch"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
@@ -56,15 +57,35 @@ func has(set map[string]bool, base, suffix string) bool {
 	if set[base+suffix] {
 		return true
 	}
-	if suffix == "" {
-		return false
-	}
+	return suffix != "" && !listsSuffix(set, suffix) && set[base]
+}
+
+// listsSuffix reports whether some name of set ends in suffix.
+func listsSuffix(set map[string]bool, suffix string) bool {
 	for n := range set {
 		if strings.HasSuffix(n, suffix) {
-			return false
+			return true
 		}
 	}
-	return set[base]
+	return false
+}
+
+// compiles reports whether nvcc makes machine code for base+suffix. A
+// plain number needs its sm_ name in --list-gpu-code. A suffixed one
+// (121a, 120f) also passes when the number's sm_ name is listed and
+// --list-gpu-arch has its compute_ form: nvcc makes sm_121a from
+// compute_121a, and a toolkit's --list-gpu-code may show none of the
+// suffixed names, or only some (a third party reports CUDA 13.0's shows
+// sm_100 but never sm_100a or sm_100f). When neither list shows a name
+// with the suffix, the number alone decides, as has does.
+func (l *cudaArchLists) compiles(base, suffix string) bool {
+	if l.code[base+suffix] {
+		return true
+	}
+	if suffix == "" || !l.code[base] {
+		return false
+	}
+	return l.arch[base+suffix] || (!listsSuffix(l.code, suffix) && !listsSuffix(l.arch, suffix))
 }
 
 // familyForms is the first CUDA whose nvcc takes the f (family) forms,
@@ -124,12 +145,18 @@ func (c *cudaToolkit) SupportsArch(target string) error {
 	switch {
 	case suffix == "f" && c.version != nil && c.version.LessThan(familyForms):
 		lacks = "the f (family) forms came with CUDA 12.9"
-	case kind != "-virtual" && !has(l.code, base, suffix):
+	case kind != "-virtual" && !l.compiles(base, suffix):
 		lacks = "nvcc --list-gpu-code has no sm_" + base + suffix
+		if suffix != "" {
+			lacks += " and --list-gpu-arch no compute_" + base + suffix
+		}
 	case kind != "-real" && !has(l.arch, base, suffix):
 		lacks = "nvcc --list-gpu-arch has no compute_" + base + suffix
 	default:
 		return nil
+	}
+	if chip, ok := arch.LookupCUDA(base); ok && chip.RenamedTo != "" {
+		lacks += "; CUDA 13 calls this chip " + chip.RenamedTo + suffix + kind
 	}
 	return &UnsupportedArchError{
 		target: target, toolchain: fmt.Sprintf("CUDA %s toolkit at %s", c.version, c.root), said: lacks,

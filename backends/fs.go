@@ -3,7 +3,6 @@ package backends
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -23,20 +22,6 @@ func isFile(p string) bool {
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
-
-// multiarch is Debian's library directory name for this machine, e.g.
-// x86_64-linux-gnu; Debian's ROCm and CUDA packages install there.
-func multiarch() string {
-	switch runtime.GOARCH {
-	case "amd64":
-		return "x86_64-linux-gnu"
-	case "arm64":
-		return "aarch64-linux-gnu"
-	case "ppc64le":
-		return "powerpc64le-linux-gnu"
-	}
-	return runtime.GOARCH + "-linux-gnu"
 }
 
 // hasLib reports whether dir holds lib<name>.so or a versioned lib<name>.so.N.

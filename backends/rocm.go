@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mlxbuild/mlxbuild/arch"
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
@@ -113,16 +114,16 @@ func inspectROCm(root string, env func(string) string, w *witness) (*rocmToolcha
 	if !w.isFile(filepath.Join(r.includeDir, "hip", "hip_runtime.h")) {
 		return nil, fmt.Errorf("no %s", filepath.Join(r.includeDir, "hip", "hip_runtime.h"))
 	}
-	for _, d := range []string{filepath.Join(root, "lib"), filepath.Join(root, "lib64"), filepath.Join(root, "lib", multiarch())} {
+	for _, d := range []string{filepath.Join(root, "lib"), filepath.Join(root, "lib64"), filepath.Join(root, "lib", multiarch.Host())} {
 		if w.hasLib(d, "amdhip64") {
 			r.LibDir = d
 			break
 		}
 	}
 	if r.LibDir == "" {
-		return nil, fmt.Errorf("no libamdhip64.so in %s/lib, lib64 or lib/%s (Debian: apt-get install libamdhip64-dev)", root, multiarch())
+		return nil, fmt.Errorf("no libamdhip64.so in %s/lib, lib64 or lib/%s (Debian: apt-get install libamdhip64-dev)", root, multiarch.Host())
 	}
-	r.multiarchLayout = r.LibDir == filepath.Join(root, "lib", multiarch()) &&
+	r.multiarchLayout = r.LibDir == filepath.Join(root, "lib", multiarch.Host()) &&
 		!w.isDir(filepath.Join(root, "lib", "cmake", "hip-lang"))
 
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -19,7 +20,7 @@ import (
 func fakeDebianROCm6(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	ma := multiarch()
+	ma := multiarch.Host()
 	writeFile(t, filepath.Join(root, "include", "hip", "hip_runtime.h"), "", 0o644)
 	writeFile(t, filepath.Join(root, "include", "hip", "hip_version.h"),
 		"#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 4\n#define HIP_VERSION_PATCH 43484\n", 0o644)
@@ -62,7 +63,7 @@ func TestLocateROCm6DebianLayout(t *testing.T) {
 	if r.version.String() != "6.4.43484" || r.versionFrom != "include/hip/hip_version.h" {
 		t.Errorf("Version = %s from %s, want 6.4.43484 from include/hip/hip_version.h", r.version, r.versionFrom)
 	}
-	if r.LibDir != filepath.Join(root, "lib", multiarch()) || !r.multiarchLayout {
+	if r.LibDir != filepath.Join(root, "lib", multiarch.Host()) || !r.multiarchLayout {
 		t.Errorf("LibDir=%s multiarchLayout=%v, want the multiarch layout", r.LibDir, r.multiarchLayout)
 	}
 	if r.hipCompiler != filepath.Join(root, "bin", "clang++-21") {

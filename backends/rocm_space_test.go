@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -27,7 +28,7 @@ func TestROCmPathWithSpaceCompilesHIP(t *testing.T) {
 	}
 	base := t.TempDir()
 	root := filepath.Join(base, "ROCm 5.2's \"root\"")
-	for _, d := range []string{"include", "bin", filepath.Join("lib", multiarch())} {
+	for _, d := range []string{"include", "bin", filepath.Join("lib", multiarch.Host())} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, d)), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -29,7 +30,7 @@ func TestLocateROCmDebian(t *testing.T) {
 		}
 		t.Skipf("this machine has %s; the Debian layout checks below need /usr", r)
 	}
-	if r.from != "/usr" || !r.multiarchLayout || r.LibDir != "/usr/lib/"+multiarch() {
+	if r.from != "/usr" || !r.multiarchLayout || r.LibDir != "/usr/lib/"+multiarch.Host() {
 		t.Errorf("Debian layout: from=%q multiarchLayout=%v LibDir=%q", r.from, r.multiarchLayout, r.LibDir)
 	}
 	if seg := r.version.Segments(); seg[0] != 5 || seg[1] != 2 {

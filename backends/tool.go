@@ -67,6 +67,9 @@ func tool(name string, w *witness) (string, *version.Version, error) {
 	w.file(path)
 	res, err := proc.Run(ctx, proc.Cmd{Path: path, Args: []string{"--version"}})
 	if err != nil {
+		if why := foreignProgram(path, err); why != "" {
+			return path, nil, fmt.Errorf("%s; or put the right %s first on PATH", why, name)
+		}
 		return path, nil, fmt.Errorf("%s --version failed: %v; reinstall %s", path, err, name)
 	}
 	v, err := parseVersion(string(res.Stdout) + string(res.Stderr))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 )
 
 // PackageConfig is a CMake package configuration file found on disk, the
@@ -38,7 +39,11 @@ type Finder struct {
 	names map[string][]string // a folder's entry names, as listed; nil for a folder that could not be read
 }
 
-var packageLibDirs = []string{"lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "lib64", "lib", "share"}
+// packageLibDirs are find_package's library folders of a prefix: the
+// multiarch one is CMAKE_LIBRARY_ARCHITECTURE's, this host's only (an
+// x86-64 package config that a multiarch Debian also holds on an aarch64
+// host names libraries the aarch64 link cannot use).
+var packageLibDirs = []string{"lib/" + multiarch.Host(), "lib64", "lib", "share"}
 
 // Find is FindPackageConfig through the finder's listings. The order is
 // find_package's: per prefix, per library folder, <lib>/cmake/<name>*/

@@ -3,8 +3,11 @@ package cmake
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 )
 
 // packageRoot lays out two prefixes the way Debian and a ROCm install do:
@@ -22,25 +25,37 @@ func packageRoot(t testing.TB, filler int) (first, second string) {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(first, "lib/x86_64-linux-gnu/cmake/rocblas-4.4/rocblas-config.cmake"), "")
-	write(filepath.Join(first, "lib/x86_64-linux-gnu/cmake/rocblas-4.4/rocblas-config-version.cmake"), `set(PACKAGE_VERSION "4.4.1")`+"\n")
+	write(filepath.Join(first, "lib/"+multiarch.Host()+"/cmake/rocblas-4.4/rocblas-config.cmake"), "")
+	write(filepath.Join(first, "lib/"+multiarch.Host()+"/cmake/rocblas-4.4/rocblas-config-version.cmake"), `set(PACKAGE_VERSION "4.4.1")`+"\n")
 	// The same package in a later folder of the same prefix: not chosen.
 	write(filepath.Join(first, "share/rocblas/cmake/rocblas-config.cmake"), "")
 	write(filepath.Join(first, "lib/hiprand/cmake/hiprand-config.cmake"), "")
 	write(filepath.Join(first, "share/Hip/cmake/hipConfig.cmake"), "")
 	write(filepath.Join(first, "share/Hip/cmake/hipConfigVersion.cmake"), `set ( PACKAGE_VERSION 6.4.3 )`+"\n")
 	// A folder named like the package without a config in it.
-	write(filepath.Join(first, "lib/x86_64-linux-gnu/cmake/rocprim-extras/README"), "")
+	write(filepath.Join(first, "lib/"+multiarch.Host()+"/cmake/rocprim-extras/README"), "")
 	write(filepath.Join(second, "lib/cmake/rocprim/rocprim-config.cmake"), "")
+	// Another architecture's multiarch folder (a multiarch Debian holds
+	// both): CMake never looks there, so neither does the finder.
+	write(filepath.Join(first, "lib", foreignMultiarch(), "cmake/rocwmma/rocwmma-config.cmake"), "")
 	write(filepath.Join(second, "rocthrust-6.4/rocthrust-config.cmake"), "")
 	for i := 0; i < filler; i++ {
-		for _, dir := range []string{"lib/x86_64-linux-gnu", "lib", "share", "lib/x86_64-linux-gnu/cmake"} {
+		for _, dir := range []string{"lib/" + multiarch.Host() + "", "lib", "share", "lib/" + multiarch.Host() + "/cmake"} {
 			if err := os.MkdirAll(filepath.Join(first, dir, "pkg"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+filepath.Base(dir)+itoa(i)), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	return first, second
+}
+
+// foreignMultiarch is a multiarch folder name of an architecture other
+// than this host's.
+func foreignMultiarch() string {
+	if runtime.GOARCH == "arm64" {
+		return multiarch.For("amd64")
+	}
+	return multiarch.For("arm64")
 }
 
 func itoa(i int) string {
@@ -57,7 +72,7 @@ func TestFindPackageConfig(t *testing.T) {
 	tests := []struct {
 		name, file, version string // file relative to the prefixes' parent; "" for not found
 	}{
-		{"rocblas", "usr/lib/x86_64-linux-gnu/cmake/rocblas-4.4/rocblas-config.cmake", "4.4.1"},
+		{"rocblas", "usr/lib/" + multiarch.Host() + "/cmake/rocblas-4.4/rocblas-config.cmake", "4.4.1"},
 		{"hiprand", "usr/lib/hiprand/cmake/hiprand-config.cmake", ""},
 		{"hip", "usr/share/Hip/cmake/hipConfig.cmake", "6.4.3"},
 		{"rocprim", "opt/rocm/lib/cmake/rocprim/rocprim-config.cmake", ""},
@@ -88,7 +103,7 @@ func TestFindPackageConfig(t *testing.T) {
 	}
 	// The shared finder listed each folder once; a folder it could not
 	// read is remembered too.
-	if _, listed := shared.names[filepath.Join(first, "lib/aarch64-linux-gnu/cmake")]; !listed {
+	if _, listed := shared.names[filepath.Join(first, "lib64/cmake")]; !listed {
 		t.Errorf("the finder did not remember a missing folder: %v", shared.names)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/backends/linkplan"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 
 	"github.com/mlxbuild/mlxbuild/internal/plural"
@@ -56,10 +57,12 @@ func (p *Prepared) libLookup() *backends.LibLookup {
 // searches by default on this machine, for the existence check of system
 // libraries. GCC's own directory (libstdc++.so, the link-time name, is
 // there) comes first of the patterns: it is small, and the multiarch
-// patterns list all of /usr/lib and /lib.
+// folders are large. Those are this host's only: a multiarch Debian may
+// also hold another architecture's (/usr/lib/x86_64-linux-gnu on an
+// aarch64 host), whose libraries this link cannot use.
 var (
 	systemLibDirs  = []string{"/usr/local/lib", "/lib", "/usr/lib", "/lib64", "/usr/lib64"}
-	systemLibGlobs = []string{"/usr/lib/gcc/*/*", "/usr/lib/*-linux-gnu", "/lib/*-linux-gnu"}
+	systemLibGlobs = []string{"/usr/lib/gcc/*/*", "/usr/lib/" + multiarch.Host(), "/lib/" + multiarch.Host()}
 )
 
 // noop reports whether the build did nothing at all.

@@ -110,8 +110,8 @@ func readySupervisor(spec string) *supervisor {
 	os.Unsetenv(superviseEnv)
 	syscall.CloseOnExec(statusFD)
 	sv.status = os.NewFile(statusFD, "start-status")
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		sv.err = fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
+	if err := becomeSubreaper(setChildSubreaper); err != nil {
+		sv.err = err
 		return sv
 	}
 	signal.Notify(sv.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -121,6 +121,28 @@ func readySupervisor(spec string) *supervisor {
 		_ = self.Release()
 	}
 	return sv
+}
+
+// setChildSubreaper is prctl(PR_SET_CHILD_SUBREAPER, 1).
+func setChildSubreaper() syscall.Errno {
+	_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	return e
+}
+
+// becomeSubreaper makes the supervisor the reaper of its program's
+// orphans, so that a stop finds them in its tree. Where prctl answers
+// EINVAL, the option does not exist: qemu-user (7.2, Debian 12's) passes
+// no PR_SET_CHILD_SUBREAPER through, and mlxbuild in an emulated arm64
+// root (docs/aarch64.md) could start no process at all. There the
+// supervisor goes on without: the program and its process group are
+// still stopped; only what it detached and orphaned escapes the stop.
+func becomeSubreaper(prctl func() syscall.Errno) error {
+	switch e := prctl(); e {
+	case 0, syscall.EINVAL:
+		return nil
+	default:
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
+	}
 }
 
 // fail reports why the program could not start, and is the exit status.

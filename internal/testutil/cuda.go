@@ -15,13 +15,14 @@ const (
 	cuda13Arch = "compute_75 compute_80 compute_86 compute_87 compute_88 compute_89 compute_90 compute_90a compute_100 compute_100a compute_100f compute_103 compute_103a compute_103f compute_110 compute_110a compute_110f compute_120 compute_120a compute_120f compute_121 compute_121a compute_121f"
 )
 
-// cuda13Nvcc is a stand-in for CUDA 13.0's nvcc (CI has no CUDA): its
+// cuda13Nvcc is the script of a stand-in for CUDA 13.0's nvcc (CI has no CUDA): its
 // version, its two lists, and for any compile the host compiler check of
 // crt/host_config.h, word for word: a g++ (-ccbin, else g++ on PATH)
 // whose -dumpversion is later than 14 is refused, unless
 // -allow-unsupported-compiler is given. A compile it accepts writes its
 // -o file.
-const cuda13Nvcc = `#!/bin/sh
+func cuda13Nvcc(code, arch string) string {
+	return `#!/bin/sh
 case "$1" in
 --version) cat <<'EOF'
 nvcc: NVIDIA (R) Cuda compiler driver
@@ -31,8 +32,8 @@ Cuda compilation tools, release 13.0, V13.0.88
 Build cuda_13.0.r13.0/compiler.36424714_0
 EOF
 exit 0 ;;
---list-gpu-code) for a in ` + cuda13Code + `; do echo $a; done; exit 0 ;;
---list-gpu-arch) for a in ` + cuda13Arch + `; do echo $a; done; exit 0 ;;
+--list-gpu-code) for a in ` + code + `; do echo $a; done; exit 0 ;;
+--list-gpu-arch) for a in ` + arch + `; do echo $a; done; exit 0 ;;
 esac
 host=g++ out= prev=
 for a in "$@"; do
@@ -49,15 +50,25 @@ fi
 [ -n "$out" ] && : > "$out"
 exit 0
 `
+}
 
 // FakeCUDA13 lays out a CUDA 13.0 toolkit under a new temporary folder
 // (its root, for CUDA_HOME) whose bin/nvcc is the stand-in above.
 func FakeCUDA13(t testing.TB) string {
 	t.Helper()
+	return FakeCUDA13Listing(t, cuda13Code, cuda13Arch)
+}
+
+// FakeCUDA13Listing is FakeCUDA13 whose nvcc lists code for
+// --list-gpu-code and arch for --list-gpu-arch (space-separated names):
+// how far a toolkit's lists show the a and f forms differs, and what
+// mlxbuild concludes must not depend on it.
+func FakeCUDA13Listing(t testing.TB, code, arch string) string {
+	t.Helper()
 	root := t.TempDir()
 	WriteFile(t, filepath.Join(root, "lib64", "libcudart.so.13"), "")
 	nvcc := filepath.Join(root, "bin", "nvcc")
-	WriteFile(t, nvcc, cuda13Nvcc)
+	WriteFile(t, nvcc, cuda13Nvcc(code, arch))
 	if err := os.Chmod(nvcc, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 
 	"github.com/mlxbuild/mlxbuild/internal/plural"
@@ -212,10 +213,22 @@ func defaultDirs(ctx context.Context, ef *elf.File) []string {
 			return dirs
 		}
 	}
-	if ef.Class == elf.ELFCLASS64 {
-		return []string{"/lib64", "/usr/lib64", "/lib", "/usr/lib"}
+	return fallbackDirs(ef.Class, ef.Machine)
+}
+
+// fallbackDirs is a loader's default search path when it cannot be asked:
+// a Debian loader's multiarch folders for the file's machine first
+// (/lib/aarch64-linux-gnu on arm64, not x86-64's), then the lib64 folders
+// of other 64-bit distributions, then /lib and /usr/lib.
+func fallbackDirs(class elf.Class, machine elf.Machine) []string {
+	var dirs []string
+	if tuple, ok := multiarch.ForELF(machine); ok {
+		dirs = append(dirs, "/lib/"+tuple, "/usr/lib/"+tuple)
 	}
-	return []string{"/lib", "/usr/lib"}
+	if class == elf.ELFCLASS64 {
+		dirs = append(dirs, "/lib64", "/usr/lib64")
+	}
+	return append(dirs, "/lib", "/usr/lib")
 }
 
 // compatible reports whether path is an ELF file the loader would accept

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/multiarch"
 )
 
 // LocateRoot finds the root of the toolchain of that name (rocm, cuda)
@@ -46,7 +48,7 @@ func LocateRoot(name, envVar string, roots []string, env func(string) string) (*
 			continue
 		}
 		info.Root, info.bin = root, filepath.Join(root, "bin")
-		for _, lib := range []string{filepath.Join(root, "lib", multiarch()), filepath.Join(root, "lib64"), filepath.Join(root, "lib")} {
+		for _, lib := range []string{filepath.Join(root, "lib", multiarch.Host()), filepath.Join(root, "lib64"), filepath.Join(root, "lib")} {
 			if st, err := os.Stat(lib); err == nil && st.IsDir() {
 				info.Lib = lib
 				break

@@ -58,6 +58,9 @@ type Layout struct {
 	// Composed is the overlay composed from the backend's layers
 	// (overlays.Compose), when the project declares layers.
 	Composed string
+	// DepsLock is deps:lock's scratch configure (its capture provider and
+	// build directory, removed after it), and DepsLock+".log" its log.
+	DepsLock string
 }
 
 // For returns the layout of backend under root. It only computes paths.
@@ -84,6 +87,7 @@ func For(root, backend string) Layout {
 		Launch:       filepath.Join(dir, "launch.cmake"),
 		launcher:     filepath.Join(dir, "mlxbuild-launch"),
 		Composed:     filepath.Join(dir, "overlay"),
+		DepsLock:     filepath.Join(dir, "deps-lock"),
 	}
 }
 
@@ -128,7 +132,7 @@ func ClaimOwner(l Layout, project string) error { return claimOwner(l, project) 
 // Clean knows as mlxbuild's. A file or folder a build writes in Dir and
 // this list lacks is left by Clean and named as not mlxbuild's.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.launcher, l.Composed}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.launcher, l.Composed, l.DepsLock, l.DepsLock + ".log"}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

@@ -234,6 +234,9 @@ func applyLock(s *Spec, lock []LockEntry) {
 			}
 			found = true
 			d.URL, d.Git, d.Tag, d.Commit, d.SHA256 = e.URL, e.Git, e.Tag, e.Commit, e.SHA256
+			if e.URL != "" {
+				d.Paths, d.Layout = nil, nil // a git archive's shaping
+			}
 			d.Origin, d.Pos = e.Pos.String(), e.Pos
 			if !containsStr(d.Providers, "cache") {
 				d.Providers = append(append([]string(nil), d.Providers...), "cache")

@@ -224,10 +224,21 @@ func (p *Prepared) setupDeps(ctx context.Context) (string, error) {
 		p.Deps[i].Dir = dir
 	}
 	file := p.Layout.DepsProvider
-	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScript(p.Deps)), 0o644); err != nil {
+	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScriptFor(p.Deps, p.lockCommand())), 0o644); err != nil {
 		return "", err
 	}
 	return file, nil
+}
+
+// lockCommand is the one command that declares, pins and fetches a
+// dependency this backend's tree asks for: deps:lock for the backend, with
+// the project's mirror when it has one.
+func (p *Prepared) lockCommand() string {
+	cmd := "go run mage.go deps:lock -backend=" + p.Backend
+	if m := p.Config.Project.DepsMirror; m != "" {
+		cmd += " -mirror=" + p.Config.Project.Abs(m)
+	}
+	return cmd
 }
 
 // printDeps is plan's list of dependencies and where each comes from.

@@ -2,7 +2,9 @@ package deps
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -152,28 +154,46 @@ func validName(n string) bool {
 
 // declareAt finds `FetchContent_Declare(<name>` in file, for a position
 // that points at what the tree asks for.
-func declareAt(file, name string) fail.Pos {
+func declareAt(file, name string) (fail.Pos, bool) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fail.Pos{File: file}
+		return fail.Pos{File: file}, false
 	}
-	re := regexp.MustCompile(`(?im)^[ \t]*(FetchContent_Declare\s*\(\s*` + regexp.QuoteMeta(name) + `)\b`)
+	re := regexp.MustCompile(`(?im)^[ \t]*(FetchContent_Declare\s*\(\s*` + regexp.QuoteMeta(name) + `)(\s|\))`)
 	loc := re.FindSubmatchIndex(data)
 	if loc == nil {
-		return fail.Pos{File: file}
+		return fail.Pos{File: file}, false
 	}
 	start := loc[2]
 	line := 1 + strings.Count(string(data[:start]), "\n")
 	col := start - strings.LastIndex(string(data[:start]), "\n")
-	return fail.Pos{File: file, Line: line, Col: col}
+	return fail.Pos{File: file, Line: line, Col: col}, true
 }
 
 // Locate fills each request's position: the FetchContent_Declare call in
-// the file that asked, where it is there.
-func Locate(reqs []Request) {
+// the CMakeLists.txt of the directory that asked (the provider sees
+// CMAKE_CURRENT_SOURCE_DIR, not the calling file), else in the first CMake
+// file of tree that declares it, else that directory.
+func Locate(reqs []Request, tree string) {
 	for i := range reqs {
-		if reqs[i].At.File != "" {
-			reqs[i].At = declareAt(reqs[i].At.File, reqs[i].Name)
+		dir := reqs[i].At.File
+		if dir == "" {
+			continue
 		}
+		if at, ok := declareAt(filepath.Join(dir, "CMakeLists.txt"), reqs[i].Name); ok {
+			reqs[i].At = at
+			continue
+		}
+		reqs[i].At = fail.Pos{File: dir}
+		_ = filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() != "CMakeLists.txt" && !strings.HasSuffix(d.Name(), ".cmake") {
+				return nil
+			}
+			if at, ok := declareAt(path, reqs[i].Name); ok {
+				reqs[i].At = at
+				return filepath.SkipAll
+			}
+			return nil
+		})
 	}
 }

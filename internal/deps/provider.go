@@ -54,6 +54,7 @@ func ProviderScriptFor(choices []Choice, lockCommand string) string {
 	b.WriteString("# Written by mlxbuild; do not edit. Every FetchContent_MakeAvailable and\n")
 	b.WriteString("# find_package call comes here: CMake never downloads (see internal/deps/provider.go).\n")
 	b.WriteString("include_guard(GLOBAL)\n")
+	writeSourceDirs(&b, fetched)
 	b.WriteString("macro(mlxbuild_provide_dependency method dep_name)\n")
 	b.WriteString("  string(TOLOWER \"${dep_name}\" _mlxbuild_dep)\n")
 	b.WriteString("  if(\"${method}\" STREQUAL \"FIND_PACKAGE\")\n")
@@ -179,6 +180,21 @@ func writeFetchContent(b *strings.Builder, fetched []Choice, lockCommand string)
 	fmt.Fprintf(b, "    message(FATAL_ERROR \"mlxbuild: this project fetches ${dep_name} (${_mlxbuild_asks}) with FetchContent, but no spec declares it and CMake may not download. Declare, pin and fetch it with one command: \" %s)\n", quote(lockCommand))
 	if len(fetched) > 0 {
 		b.WriteString("    endif()\n")
+	}
+}
+
+// writeSourceDirs sets each fetched dependency's directory in CMake's
+// cache before the project runs. FetchContent stores the directory the
+// provider gave in the cache (FETCHCONTENT_SOURCE_DIR_<NAME>) and, once it
+// is there, no longer calls the provider: a later configure after the
+// dependency moved (a new commit, a new sha256) would build the old
+// directory. Forcing the current one keeps every configure on the choice.
+func writeSourceDirs(b *strings.Builder, fetched []Choice) {
+	for _, c := range fetched {
+		if c.Provider == "system" || c.Dir == "" {
+			continue
+		}
+		fmt.Fprintf(b, "set(FETCHCONTENT_SOURCE_DIR_%s %s CACHE PATH \"set by mlxbuild (internal/deps)\" FORCE)\n", strings.ToUpper(c.Dep.Name), quote(c.Dir))
 	}
 }
 

@@ -26,7 +26,8 @@ func captureRequests(ctx context.Context, o Options, backend string) ([]deps.Req
 		return nil, err
 	}
 	p := r.Prepared
-	if _, _, err := p.materialize(ctx); err != nil {
+	_, files, err := p.materialize(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.resolveDeps(p.Layout.Tree); err != nil {
@@ -74,7 +75,14 @@ func captureRequests(ctx context.Context, o Options, backend string) ([]deps.Req
 		o.printer().Warn("the %s configure of deps:lock ended with an error (the stand-ins have no targets, so this can be expected); the %d requests made before it count (log: %s): %s",
 			backend, len(reqs), logPath, firstLine(cerr.Error()))
 	}
-	deps.Locate(reqs)
+	deps.Locate(reqs, p.Layout.Tree)
+	// The tree is a copy the next run rewrites: point at the user's file
+	// (the pristine source or the overlay) behind it.
+	for i, r := range reqs {
+		if f, ok := files.source(r.At.File); ok {
+			reqs[i].At.File = f.Path
+		}
+	}
 	return reqs, nil
 }
 

@@ -88,7 +88,7 @@ dependencies:
 }
 
 // ask rewrites the example's FetchContent calls: halfconv at 1.1 with
-// halfHash as its URL_HASH, and gitlib at gitTag.
+// halfHash as its URL_HASH, and gitlib at gitTag (none for "").
 func (p *lockProject) ask(t *testing.T, gitTag, halfHash string) {
 	t.Helper()
 	orig, err := os.ReadFile(filepath.Join(examplesDir, "minimlx", "mlx", "CMakeLists.txt"))
@@ -97,6 +97,10 @@ func (p *lockProject) ask(t *testing.T, gitTag, halfHash string) {
 	}
 	text := strings.Replace(string(orig), "halfconv-1.0.tar.gz\n    URL_HASH SHA256=83c2a030fabb644eb8d75797c6de01ad6c8d429e1e077525bfaf1e0fe715be9d",
 		"halfconv-1.1.tar.gz\n    URL_HASH SHA256="+halfHash, 1)
+	if gitTag == "" {
+		testutil.WriteFile(t, p.CMakeLists, text)
+		return
+	}
 	text = strings.Replace(text, "  FetchContent_MakeAvailable(halfconv)\n",
 		"  FetchContent_MakeAvailable(halfconv)\n  FetchContent_Declare(gitlib\n    GIT_REPOSITORY https://example.invalid/gitlib.git\n    GIT_TAG "+gitTag+")\n  FetchContent_MakeAvailable(gitlib)\n  target_link_libraries(mlx PRIVATE gitlib)\n", 1)
 	if !strings.Contains(text, "halfconv-1.1") || !strings.Contains(text, "gitlib") {
@@ -210,6 +214,33 @@ func TestDepsLockExample(t *testing.T) {
 	p.offline(t, o)
 	if b, _ := os.ReadFile(cc); !strings.Contains(string(b), "-DMLX_GITLIB=3") {
 		t.Errorf("the build after the bump does not use gitlib v1.1:\n%s", b)
+	}
+
+	// plan says where each declaration comes from and that the tree asks
+	// for it; once the tree stops asking for gitlib, deps:lock and plan
+	// call it unused.
+	stdout.Reset()
+	if err := flow.Plan(ctx, o, "plan:cpu", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	gitLine := p.lock() + ":" + strconv.Itoa(len(l2)-1) + ":1"
+	if w := "[declared at project " + gitLine + "; the tree asks for it]"; !strings.Contains(stdout.String(), w) {
+		t.Errorf("plan lacks %q:\n%s", w, stdout.String())
+	}
+	p.ask(t, "", p.HalfSHA)
+	stderr.Reset()
+	if err := flow.DepsLock(ctx, o, "cpu", ""); err != nil {
+		t.Fatal(err)
+	}
+	if w := gitLine + ": gitlib is unused: the cpu tree no longer asks for it"; !strings.Contains(stderr.String(), w) {
+		t.Errorf("deps:lock does not report gitlib unused (%q):\n%s", w, stderr.String())
+	}
+	stdout.Reset()
+	if err := flow.Plan(ctx, o, "plan:cpu", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	if w := "gitlib         unused: the tree does not ask for it [declared at project " + gitLine + "]"; !strings.Contains(stdout.String(), w) {
+		t.Errorf("plan lacks %q:\n%s", w, stdout.String())
 	}
 }
 

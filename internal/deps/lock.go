@@ -112,8 +112,17 @@ func mirrorRepo(ctx context.Context, g gitrun.Runner, r Request, d configs.Depen
 		if !isDir(p) {
 			continue
 		}
+		// Its own repository, not a directory inside another one (a
+		// mirror kept in the project's checkout); links resolved, as git
+		// resolves them.
 		gitDir, err := g.Output(ctx, p, "rev-parse", "--absolute-git-dir")
 		abs, _ := filepath.Abs(p)
+		if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
+			abs = real
+		}
+		if real, rerr := filepath.EvalSymlinks(gitDir); rerr == nil {
+			gitDir = real
+		}
 		if err != nil || (gitDir != abs && gitDir != filepath.Join(abs, ".git")) {
 			return "", fail.Configf("%s: the mirror's %s for %s is not a git repository; put a clone of %s there (git clone --mirror -- %s %s)", r.At, p, r.Name, r.Git, r.Git, p)
 		}

@@ -111,9 +111,10 @@ func DepsLock(ctx context.Context, o Options, backendList, mirror string) error 
 		case !inLock && like != nil && like.SHA256 != "" && declMatches(*like, r):
 			pr.Info("%-14s %s (declared at %s)", r.Name, lockLabel(like.Tag, like.Commit, like.URL), like.Origin)
 			continue
-		case !inLock && like != nil && like.SHA256 != "" && r.URL != "" && len(like.Layout) > 0:
-			// A git commit laid out as the release archive the tree asks
-			// for (CCCL's zip): the spec's deliberate stand-in.
+		case !inLock && like != nil && like.SHA256 != "" && standIn(*like, r):
+			// A git commit for the release archive the tree asks for
+			// (json.tar.xz, CCCL's zip laid out): the spec's deliberate
+			// stand-in, while the URL names the same tag.
 			pr.Info("%-14s %s laid out as %s (declared at %s)", r.Name, lockLabel(like.Tag, like.Commit, ""), lockLabel("", "", r.URL), like.Origin)
 			continue
 		}
@@ -245,6 +246,13 @@ func sourceMatches(git, url, tag, commit string, r deps.Request) bool {
 		return false
 	}
 	return tag == r.Tag || tag == "" && r.Tag != "" && strings.HasPrefix(commit, r.Tag)
+}
+
+// standIn reports whether a git declaration stands in for the release
+// archive the tree asks for: the URL names the declaration's tag, so a
+// moved URL (a new version) is a move, not a stand-in.
+func standIn(d configs.Dependency, r deps.Request) bool {
+	return r.URL != "" && d.Git != "" && d.Tag != "" && strings.Contains(r.URL, d.Tag)
 }
 
 // sameRepo compares repository addresses as a forge does: a trailing .git

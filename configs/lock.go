@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// LockFileName is the lock file deps:lock writes beside the project file.
+// lockFileName is the lock file deps:lock writes beside the project file.
 //
 // Why a file of its own rather than entries in the spec override: what
 // deps:lock writes is machine-made (commit and sha256 that nobody should
@@ -15,7 +15,7 @@ import (
 // user's, with comments and order a rewrite of YAML would lose. One line a
 // dependency keeps a bump's diff to the lines that moved, and every field
 // has a line and column for errors.
-const LockFileName = "mlxbuild.lock"
+const lockFileName = "mlxbuild.lock"
 
 // lockHeader is the first line that is not a comment: a new format gets a
 // new header, and an older mlxbuild refuses it by name.
@@ -42,7 +42,7 @@ type LockEntry struct {
 var lockKeys = []string{"git", "url", "tag", "commit", "sha256"}
 
 // LockPath is the project's lock file.
-func (c *Config) LockPath() string { return filepath.Join(c.Project.Dir, LockFileName) }
+func (c *Config) LockPath() string { return filepath.Join(c.Project.Dir, lockFileName) }
 
 // ReadLock reads the project's lock file; a missing one is empty.
 func ReadLock(path string) ([]LockEntry, error) {
@@ -53,13 +53,13 @@ func ReadLock(path string) ([]LockEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the lock file %s: %w", path, err)
 	}
-	return ParseLock(path, data)
+	return parseLock(path, data)
 }
 
-// ParseLock reads a lock file: comments (#) and blank lines, the header,
+// parseLock reads a lock file: comments (#) and blank lines, the header,
 // then one entry a line: a name and key=value fields. Every problem is
 // named with file:line:col.
-func ParseLock(file string, data []byte) ([]LockEntry, error) {
+func parseLock(file string, data []byte) ([]LockEntry, error) {
 	var ps problems
 	var out []LockEntry
 	seen := map[string]int{}

@@ -21,7 +21,7 @@ func TestParseLockPositions(t *testing.T) {
 		"  bad git=https://h/bad commit=abc sha256=" + lockSHA + "\n" +
 		"good url=https://h/a.tar.gz sha256=" + lockSHA + "\n" +
 		"other url=https://h/a.tar.gz sha256=" + lockSHA + " colour=red\n"
-	_, err := ParseLock("/p/mlxbuild.lock", []byte(data))
+	_, err := parseLock("/p/mlxbuild.lock", []byte(data))
 	var ce *ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a ConfigError, got %v", err)
@@ -45,7 +45,7 @@ func TestSpecTakesLock(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "src", "CMakeLists.txt"), "")
 	writeFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source:\n  dir: src\nbackends:\n  cpu:\n    spec: cpu.yaml\n    merge: extend\n")
 	writeFile(t, filepath.Join(dir, "cpu.yaml"), "dependencies:\n  - name: tiny\n    git: https://h/old\n    tag: v1\n    commit: "+strings.Repeat("c", 40)+"\n    sha256: \""+strings.Repeat("b", 64)+"\"\n    providers: [system, cache]\n    system: {}\n")
-	writeFile(t, filepath.Join(dir, LockFileName), NewLockFile()+"tiny git=https://h/new tag=v2 commit="+lockCommit+" sha256="+lockSHA+"\nextra url=https://h/e.tar.gz sha256="+lockSHA+"\n")
+	writeFile(t, filepath.Join(dir, lockFileName), NewLockFile()+"tiny git=https://h/new tag=v2 commit="+lockCommit+" sha256="+lockSHA+"\nextra url=https://h/e.tar.gz sha256="+lockSHA+"\n")
 	cfg, err := LoadConfig(dir, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestSpecTakesLock(t *testing.T) {
 		got[d.Name] = d
 	}
 	tiny, extra := got["tiny"], got["extra"]
-	if tiny.Git != "https://h/new" || tiny.Commit != lockCommit || tiny.SHA256 != lockSHA || strings.Join(tiny.Providers, ",") != "system,cache" || tiny.Origin != filepath.Join(dir, LockFileName)+":5:1" {
+	if tiny.Git != "https://h/new" || tiny.Commit != lockCommit || tiny.SHA256 != lockSHA || strings.Join(tiny.Providers, ",") != "system,cache" || tiny.Origin != filepath.Join(dir, lockFileName)+":5:1" {
 		t.Errorf("tiny not locked: %+v", tiny)
 	}
 	if extra.URL != "https://h/e.tar.gz" || strings.Join(extra.Providers, ",") != "cache" {
@@ -91,7 +91,7 @@ func writeFile(t *testing.T, path, content string) {
 func FuzzParseLock(f *testing.F) {
 	f.Add([]byte(NewLockFile() + "x git=https://h/x commit=" + lockCommit + " sha256=" + lockSHA + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		list, err := ParseLock("f.lock", data)
+		list, err := parseLock("f.lock", data)
 		var ce *ConfigError
 		if err != nil {
 			if !errors.As(err, &ce) {
@@ -109,7 +109,7 @@ func FuzzParseLock(f *testing.F) {
 		for _, e := range list {
 			text += e.Format() + "\n"
 		}
-		again, err := ParseLock("f.lock", []byte(text))
+		again, err := parseLock("f.lock", []byte(text))
 		if err != nil || len(again) != len(list) {
 			t.Fatalf("formatted entries do not parse back: %v\n%s", err, text)
 		}

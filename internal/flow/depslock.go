@@ -27,7 +27,7 @@ type asked struct {
 // lock file do not already declare as asked is resolved (its tag's commit
 // from the mirror with git, or from the network; the sha256 of the
 // archive the cache stores), written to the project's lock file
-// (configs.LockFileName) and put in the verified cache. What moved since
+// (mlxbuild.lock beside the project file) and put in the verified cache. What moved since
 // the last lock or the spec is printed as name: old -> new, and only those
 // lines of the lock file change. Nothing is written or cached unless every
 // request resolved.

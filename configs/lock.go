@@ -30,9 +30,9 @@ type LockEntry struct {
 	Tag    string
 	Commit string
 	SHA256 string
-	// Pos is where the entry starts; FieldPos where each key starts.
+	// Pos is where the entry starts; fieldPos where each key starts.
 	Pos      Pos
-	FieldPos map[string]Pos
+	fieldPos map[string]Pos
 	// Line is the entry's line as read, kept so a rewrite leaves an entry
 	// that did not move byte for byte as it was.
 	Line int
@@ -104,7 +104,7 @@ func parseLock(file string, data []byte) ([]LockEntry, error) {
 // parseLockLine reads one entry: fields split on blanks, so no value may
 // hold one (URLs do not).
 func parseLockLine(file string, n int, line string, ps *problems) (LockEntry, bool) {
-	e := LockEntry{FieldPos: map[string]Pos{}, Line: n}
+	e := LockEntry{fieldPos: map[string]Pos{}, Line: n}
 	before := len(ps.list)
 	for _, f := range fields(line) {
 		at := Pos{File: file, Line: n, Col: f.col}
@@ -124,11 +124,11 @@ func parseLockLine(file string, n int, line string, ps *problems) (LockEntry, bo
 			ps.add(at, "unknown key %q (keys: %s)", short(key), strings.Join(lockKeys, ", "))
 			continue
 		}
-		if _, dup := e.FieldPos[key]; dup {
+		if _, dup := e.fieldPos[key]; dup {
 			ps.add(at, "%s is given twice", key)
 			continue
 		}
-		e.FieldPos[key] = at
+		e.fieldPos[key] = at
 		switch key {
 		case "git":
 			e.Git = value
@@ -154,13 +154,13 @@ func parseLockLine(file string, n int, line string, ps *problems) (LockEntry, bo
 	}
 	switch {
 	case e.Git != "" && e.URL != "":
-		ps.add(e.FieldPos["url"], "%s has both git and url; keep one", e.Name)
+		ps.add(e.fieldPos["url"], "%s has both git and url; keep one", e.Name)
 	case e.Git == "" && e.URL == "":
 		ps.add(e.Pos, "%s needs git=REPOSITORY (with commit) or url=ARCHIVE", e.Name)
 	case e.Git != "" && e.Commit == "":
 		ps.add(e.Pos, "%s needs commit=<40 hex>: a tag can move", e.Name)
 	case e.URL != "" && (e.Tag != "" || e.Commit != ""):
-		ps.add(e.FieldPos["url"], "tag and commit belong to a git dependency, not to url")
+		ps.add(e.fieldPos["url"], "tag and commit belong to a git dependency, not to url")
 	}
 	if e.SHA256 == "" {
 		ps.add(e.Pos, "%s needs sha256=<64 hex>: the cache keeps only what it verified", e.Name)

@@ -164,6 +164,12 @@ func TestDepsLockExample(t *testing.T) {
 			t.Errorf("deps:lock printed no %q:\n%s", w, stdout.String())
 		}
 	}
+	// The spec's declaration names another archive than the tree asks
+	// for: both are said.
+	halfAt := p.CMakeLists + ":" + declLine(t, p.CMakeLists, "FetchContent_Declare(\n    halfconv") + ":3"
+	if w := "halfconv: the spec declares https://example.invalid/minimlx/halfconv-1.0.tar.gz (" + filepath.Join(p.Dir, "cpu.yaml") + ":4:5), but the tree asks for https://example.invalid/minimlx/halfconv-1.1.tar.gz (" + halfAt + ")"; !strings.Contains(stderr.String(), w) {
+		t.Errorf("deps:lock does not report both declarations (%q):\n%s", w, stderr.String())
+	}
 	lock1, _ := os.ReadFile(p.lock())
 	for _, w := range []string{"halfconv url=https://example.invalid/minimlx/halfconv-1.1.tar.gz sha256=" + p.HalfSHA + "\n", "gitlib git=https://example.invalid/gitlib.git tag=v1.0 commit=" + p.Commits["v1.0"] + " sha256="} {
 		if !strings.Contains(string(lock1), w) {

@@ -62,6 +62,9 @@ type Layout struct {
 	// (internal/cmake's Record): it outlives a configure from scratch,
 	// which empties Build and its .ninja_log.
 	Durations string
+	// DepsLock is deps:lock's scratch configure (its capture provider and
+	// build directory, removed after it), and DepsLock+".log" its log.
+	DepsLock string
 }
 
 // For returns the layout of backend under root. It only computes paths.
@@ -89,6 +92,7 @@ func For(root, backend string) Layout {
 		launcher:     filepath.Join(dir, "mlxbuild-launch"),
 		Composed:     filepath.Join(dir, "overlay"),
 		Durations:    filepath.Join(dir, "edge-durations.txt"),
+		DepsLock:     filepath.Join(dir, "deps-lock"),
 	}
 }
 
@@ -133,7 +137,7 @@ func ClaimOwner(l Layout, project string) error { return claimOwner(l, project) 
 // Clean knows as mlxbuild's. A file or folder a build writes in Dir and
 // this list lacks is left by Clean and named as not mlxbuild's.
 func (l Layout) paths() []string {
-	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.launcher, l.Composed, l.Durations}
+	return []string{l.Tree, l.Build, l.Out, l.Stamp, l.Manifest, l.Declared, l.Lock, l.Log, l.Log + ".configure", l.Relink, l.owner, l.HIPPrefix, l.DepsProvider, l.Launch, l.launcher, l.Composed, l.Durations, l.DepsLock, l.DepsLock + ".log"}
 }
 
 // checkBackend refuses names that would put a backend's directory anywhere

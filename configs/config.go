@@ -104,8 +104,26 @@ func GuessCacheRoot(dir string, env func(string) string) string {
 }
 
 // Spec returns the effective spec of a backend: the embedded one, extended
-// or replaced by the project's spec file.
+// or replaced by the project's spec file, with the lock file (mlxbuild.lock)
+// over its dependencies.
 func (c *Config) Spec(name string) (*Spec, error) {
+	s, err := c.DeclaredSpec(name)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := ReadLock(c.LockPath())
+	if err != nil || len(lock) == 0 {
+		return s, err
+	}
+	locked := *s
+	locked.Dependencies = append([]Dependency(nil), s.Dependencies...)
+	applyLock(&locked, lock)
+	return &locked, nil
+}
+
+// DeclaredSpec is the backend's spec as its files declare it, before the
+// project's lock file (deps:lock compares the two).
+func (c *Config) DeclaredSpec(name string) (*Spec, error) {
 	base, err := Builtin(name)
 	if err != nil {
 		return nil, err

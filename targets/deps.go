@@ -22,3 +22,15 @@ func (Deps) Fetch(ctx context.Context, backend, mirror *string) error {
 		return flow.DepsFetch(ctx, o, flagValue(backend), flagValue(mirror))
 	}, flag("backend", backend), flag("mirror", mirror))
 }
+
+// Lock declares, pins and fetches what the tree's FetchContent asks for.
+// A scratch configure of each backend (cpu and the project's, or
+// -backend=cuda,rocm) records every request; each tag is resolved to its
+// commit (-mirror=DIR: from local repositories and archives, else the
+// network), hashed as the cache stores it, written to mlxbuild.lock
+// beside mlxbuild.yaml and fetched. A re-run prints what moved.
+func (Deps) Lock(ctx context.Context, backend, mirror *string) error {
+	return runTarget(ctx, "deps:lock", func(ctx context.Context, o flow.Options) error {
+		return flow.DepsLock(ctx, o, flagValue(backend), flagValue(mirror))
+	}, flag("backend", backend), flag("mirror", mirror))
+}

@@ -230,14 +230,25 @@ func fetchGit(ctx context.Context, store Store, d configs.Dependency, src string
 			return err
 		}
 	}
+	data, err := gitArchive(ctx, g, d, src, repo)
+	if err != nil {
+		return err
+	}
+	return store.put(d, src+" at "+d.Commit, bytes.NewReader(data))
+}
+
+// gitArchive is the deterministic archive of d's commit in repo (src names
+// where it came from, for messages): what the cache stores and d's sha256
+// pins.
+func gitArchive(ctx context.Context, g gitrun.Runner, d configs.Dependency, src, repo string) ([]byte, error) {
 	if d.Tag != "" {
 		at, err := g.Output(ctx, repo, "rev-parse", "--verify", "-q", "refs/tags/"+d.Tag+"^{commit}")
 		if err == nil && at != d.Commit {
-			return fmt.Errorf("%s: tag %s of %s is commit %s, but %s declares %s: the tag moved; check it and update commit and sha256", d.Name, d.Tag, src, at, originOf(d), d.Commit)
+			return nil, fmt.Errorf("%s: tag %s of %s is commit %s, but %s declares %s: the tag moved; check it and update commit and sha256", d.Name, d.Tag, src, at, originOf(d), d.Commit)
 		}
 	}
 	if _, err := g.Output(ctx, repo, "rev-parse", "--verify", "-q", d.Commit+"^{commit}"); err != nil {
-		return fmt.Errorf("%s: commit %s is not in %s", d.Name, d.Commit, src)
+		return nil, fmt.Errorf("%s: commit %s is not in %s", d.Name, d.Commit, src)
 	}
 	prefix := d.Name + "/"
 	args := []string{"archive", "--format=tar", "--prefix=" + prefix, d.Commit}
@@ -251,19 +262,19 @@ func fetchGit(ctx context.Context, store Store, d configs.Dependency, src string
 	}
 	res, err := g.Run(ctx, repo, args...)
 	if err != nil {
-		return fmt.Errorf("archiving %s at %s from %s: %w", d.Name, d.Commit, src, err)
+		return nil, fmt.Errorf("archiving %s at %s from %s: %w", d.Name, d.Commit, src, err)
 	}
 	data := res.Stdout
 	if len(d.Layout) > 0 {
 		if data, err = relayout(data, prefix, d.Layout); err != nil {
-			return fmt.Errorf("%s at %s (%s): %w", d.Name, d.Commit, originOf(d), err)
+			return nil, fmt.Errorf("%s at %s (%s): %w", d.Name, d.Commit, originOf(d), err)
 		}
 	}
 	var gz bytes.Buffer
 	if err := deterministicGzip(&gz, data); err != nil {
-		return err
+		return nil, err
 	}
-	return store.put(d, src+" at "+d.Commit, &gz)
+	return gz.Bytes(), nil
 }
 
 // literal marks each path as a literal pathspec (":(literal)x").

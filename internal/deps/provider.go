@@ -33,6 +33,13 @@ import (
 // call in CONFIG mode that finds nothing stops configure with mlxbuild's
 // message, naming the package and the ways to provide it.
 func ProviderScript(choices []Choice) string {
+	return ProviderScriptFor(choices, "go run mage.go deps:lock")
+}
+
+// ProviderScriptFor is ProviderScript whose refusal of an undeclared
+// FetchContent dependency names lockCommand, the one command that declares
+// and fetches it (deps:lock with the backend and the project's mirror).
+func ProviderScriptFor(choices []Choice, lockCommand string) string {
 	sorted := append([]Choice(nil), choices...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Dep.Name < sorted[j].Dep.Name })
 	var served, fetched []Choice
@@ -47,12 +54,13 @@ func ProviderScript(choices []Choice) string {
 	b.WriteString("# Written by mlxbuild; do not edit. Every FetchContent_MakeAvailable and\n")
 	b.WriteString("# find_package call comes here: CMake never downloads (see internal/deps/provider.go).\n")
 	b.WriteString("include_guard(GLOBAL)\n")
+	writeSourceDirs(&b, fetched)
 	b.WriteString("macro(mlxbuild_provide_dependency method dep_name)\n")
 	b.WriteString("  string(TOLOWER \"${dep_name}\" _mlxbuild_dep)\n")
 	b.WriteString("  if(\"${method}\" STREQUAL \"FIND_PACKAGE\")\n")
 	writeFindPackage(&b, served)
 	b.WriteString("  else()\n")
-	writeFetchContent(&b, fetched)
+	writeFetchContent(&b, fetched, lockCommand)
 	b.WriteString("  endif()\n")
 	b.WriteString("endmacro()\n")
 	b.WriteString("cmake_language(SET_DEPENDENCY_PROVIDER mlxbuild_provide_dependency SUPPORTED_METHODS FIND_PACKAGE FETCHCONTENT_MAKEAVAILABLE_SERIAL)\n")
@@ -136,7 +144,7 @@ func writeFindPackage(b *strings.Builder, served []Choice) {
 
 // writeFetchContent answers FetchContent_MakeAvailable for the declared
 // dependencies and stops configure at any other.
-func writeFetchContent(b *strings.Builder, fetched []Choice) {
+func writeFetchContent(b *strings.Builder, fetched []Choice, lockCommand string) {
 	for i, c := range fetched {
 		writeBranch(b, i, c)
 		switch c.Provider {
@@ -161,9 +169,32 @@ func writeFetchContent(b *strings.Builder, fetched []Choice) {
 	if len(fetched) > 0 {
 		b.WriteString("    else()\n  ")
 	}
-	b.WriteString("    message(FATAL_ERROR \"mlxbuild: this project fetches ${dep_name} with FetchContent, but no spec declares it and CMake may not download. Declare it under dependencies: in the backend's spec override (name ${dep_name}, url or git with tag and commit, sha256, providers), then run: go run mage.go deps:fetch\")\n")
+	// The declared details come as the provider's arguments: name the
+	// repository and tag (or URL) the tree asks for.
+	b.WriteString("    cmake_parse_arguments(_mlxbuild_decl \"\" \"GIT_REPOSITORY;GIT_TAG\" \"URL\" ${ARGN})\n")
+	b.WriteString("    if(_mlxbuild_decl_GIT_REPOSITORY)\n")
+	b.WriteString("      set(_mlxbuild_asks \"${_mlxbuild_decl_GIT_REPOSITORY} at ${_mlxbuild_decl_GIT_TAG}\")\n")
+	b.WriteString("    else()\n")
+	b.WriteString("      set(_mlxbuild_asks \"${_mlxbuild_decl_URL}\")\n")
+	b.WriteString("    endif()\n")
+	fmt.Fprintf(b, "    message(FATAL_ERROR \"mlxbuild: this project fetches ${dep_name} (${_mlxbuild_asks}) with FetchContent, but no spec declares it and CMake may not download. Declare, pin and fetch it with one command: \" %s)\n", quote(lockCommand))
 	if len(fetched) > 0 {
 		b.WriteString("    endif()\n")
+	}
+}
+
+// writeSourceDirs sets each fetched dependency's directory in CMake's
+// cache before the project runs. FetchContent stores the directory the
+// provider gave in the cache (FETCHCONTENT_SOURCE_DIR_<NAME>) and, once it
+// is there, no longer calls the provider: a later configure after the
+// dependency moved (a new commit, a new sha256) would build the old
+// directory. Forcing the current one keeps every configure on the choice.
+func writeSourceDirs(b *strings.Builder, fetched []Choice) {
+	for _, c := range fetched {
+		if c.Provider == "system" || c.Dir == "" {
+			continue
+		}
+		fmt.Fprintf(b, "set(FETCHCONTENT_SOURCE_DIR_%s %s CACHE PATH \"set by mlxbuild (internal/deps)\" FORCE)\n", strings.ToUpper(c.Dep.Name), quote(c.Dir))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
+	"github.com/mlxbuild/mlxbuild/internal/plural"
 )
 
 // depsEnv is where this build looks for dependencies: the cache root's
@@ -49,6 +50,7 @@ func (p *Prepared) resolveDeps(trees ...string) error {
 			return fmt.Errorf("reading the FetchContent declarations of %s: %w", strings.Join(trees, ", "), err)
 		}
 	}
+	p.depsAsked = used
 	p.Deps, p.DepsErr = deps.Resolve(p.Backend, p.Spec.ActiveDependencies(p.Opts.GOOS), used, p.depsEnv())
 	for _, c := range p.Deps {
 		for k, v := range c.Defines {
@@ -224,32 +226,104 @@ func (p *Prepared) setupDeps(ctx context.Context) (string, error) {
 		p.Deps[i].Dir = dir
 	}
 	file := p.Layout.DepsProvider
-	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScript(p.Deps)), 0o644); err != nil {
+	if _, err := atomicfile.WriteIfChanged(file, []byte(deps.ProviderScriptFor(p.Deps, p.lockCommand())), 0o644); err != nil {
 		return "", err
 	}
 	return file, nil
 }
 
-// printDeps is plan's list of dependencies and where each comes from.
+// lockCommand is the one command that declares, pins and fetches a
+// dependency this backend's tree asks for: deps:lock for the backend, with
+// the project's mirror when it has one.
+func (p *Prepared) lockCommand() string {
+	cmd := "go run mage.go deps:lock -backend=" + p.Backend
+	if m := p.Config.Project.DepsMirror; m != "" {
+		cmd += " -mirror=" + p.Config.Project.Abs(m)
+	}
+	return cmd
+}
+
+// printDeps is plan's list of dependencies: where each comes from, where
+// it is declared, and whether the tree still asks for it.
 func (p *Prepared) printDeps(w io.Writer) {
-	list := p.Spec.ActiveDependencies(p.Opts.GOOS)
+	list := p.depsList()
 	if len(list) == 0 {
 		fmt.Fprintln(w, "dependencies: (none declared; any FetchContent call stops configure)")
 		return
 	}
 	fmt.Fprintln(w, "dependencies:")
-	for _, c := range p.Deps {
-		fmt.Fprintf(w, "  %-14s %s\n", c.Dep.Name, c.Detail)
+	builtinUnused := 0
+	for _, d := range list {
+		switch {
+		case d.Asked != nil && !*d.Asked && strings.HasPrefix(d.DeclaredAt, "built-in "):
+			builtinUnused++ // MLX's, for a project that builds something smaller
+		case d.Asked != nil && !*d.Asked:
+			fmt.Fprintf(w, "  %-14s unused: the tree does not ask for it [declared at %s]\n", d.Name, d.DeclaredAt)
+		case d.Provider == "missing":
+			fmt.Fprintf(w, "  %-14s MISSING (%s) [declared at %s%s]:\n", d.Name, d.Source, d.DeclaredAt, askedNote(d.Asked))
+			for _, way := range d.ways {
+				fmt.Fprintf(w, "  %-14s   - %s\n", "", way)
+			}
+		default:
+			fmt.Fprintf(w, "  %-14s %s [declared at %s%s]\n", d.Name, d.Detail, d.DeclaredAt, askedNote(d.Asked))
+		}
 	}
+	if builtinUnused > 0 {
+		fmt.Fprintf(w, "  (%s of the built-in spec, which the tree does not ask for: see plan's JSON form)\n", plural.Count(builtinUnused, "more dependency"))
+	}
+}
+
+func askedNote(asked *bool) string {
+	if asked == nil {
+		return "; the tree is not read yet"
+	}
+	return "; the tree asks for it"
+}
+
+// planDep is one declared dependency as plan shows it.
+type planDep struct {
+	Name     string `json:"name"`
+	Provider string `json:"provider"` // cache, system, dir, missing, or "" when unused
+	Detail   string `json:"detail"`
+	Source   string `json:"source"`
+	// DeclaredAt is the declaration's file:line:col: the lock file
+	// (mlxbuild.lock), the project's spec or the built-in one.
+	DeclaredAt string `json:"declared_at"`
+	// Asked says whether the tree's CMake asks for it; null when the
+	// source is not checked out yet.
+	Asked *bool    `json:"asked"`
+	ways  []string // how a missing one can be provided
+}
+
+// depsList is every dependency the spec declares for this platform, with
+// its choice, in the spec's order.
+func (p *Prepared) depsList() []planDep {
+	chosen := map[string]deps.Choice{}
+	for _, c := range p.Deps {
+		chosen[c.Dep.Name] = c
+	}
+	missing := map[string][]string{}
 	var me *deps.MissingError
 	if errors.As(p.DepsErr, &me) {
 		for _, m := range me.Missing {
-			fmt.Fprintf(w, "  %-14s MISSING (%s):\n", m.Dep.Name, m.Dep.Source())
-			for _, way := range m.Ways {
-				fmt.Fprintf(w, "  %-14s   - %s\n", "", way)
-			}
+			missing[m.Dep.Name] = m.Ways
 		}
 	}
+	var out []planDep
+	for _, d := range p.Spec.ActiveDependencies(p.Opts.GOOS) {
+		pd := planDep{Name: d.Name, Source: d.Source(), DeclaredAt: origin0(d.Origin)}
+		if p.depsAsked != nil {
+			asked := p.depsAsked[strings.ToLower(d.Name)]
+			pd.Asked = &asked
+		}
+		if c, ok := chosen[d.Name]; ok {
+			pd.Provider, pd.Detail = c.Provider, c.Detail
+		} else if ways, ok := missing[d.Name]; ok {
+			pd.Provider, pd.ways = "missing", ways
+		}
+		out = append(out, pd)
+	}
+	return out
 }
 
 // linkSpec is the spec with the archives that built dependencies add

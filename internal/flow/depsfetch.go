@@ -24,7 +24,6 @@ import (
 // and never the network, for machines that have none. It is the only step of mlxbuild that downloads.
 func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error {
 	o = o.withDefaults()
-	pr := o.printer()
 	cfg, err := configs.LoadConfig(o.Dir, o.Env)
 	if err != nil {
 		return err
@@ -56,19 +55,35 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 			}
 		}
 	}
+	if mirror, err = mirrorDir(cfg, mirror); err != nil {
+		return err
+	}
+	return fetchList(ctx, o, cfg, names, list, mirror, nil)
+}
+
+// mirrorDir is the mirror a command reads: -mirror, else the project's
+// deps_mirror, made absolute; "" for none. It must be a directory.
+func mirrorDir(cfg *configs.Config, mirror string) (string, error) {
 	if mirror == "" && cfg.Project.DepsMirror != "" {
 		mirror = cfg.Project.Abs(cfg.Project.DepsMirror)
 	}
-	if mirror != "" {
-		abs, err := filepath.Abs(mirror)
-		if err != nil {
-			return err
-		}
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return fail.Configf("-mirror=%s: not a directory; give the directory that holds the archives and git repositories", mirror)
-		}
-		mirror = abs
+	if mirror == "" {
+		return "", nil
 	}
+	abs, err := filepath.Abs(mirror)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fail.Configf("-mirror=%s: not a directory; give the directory that holds the archives and git repositories", mirror)
+	}
+	return abs, nil
+}
+
+// fetchList fills the store with list under the store's lock, after
+// putting in the archives deps:lock has already read (locked).
+func fetchList(ctx context.Context, o Options, cfg *configs.Config, names []string, list []configs.Dependency, mirror string, locked []deps.Locked) error {
+	pr := o.printer()
 	if err := cache.EnsureRoot(cfg.CacheRoot.Value); err != nil {
 		return err
 	}
@@ -83,6 +98,13 @@ func DepsFetch(ctx context.Context, o Options, backendList, mirror string) error
 		return fmt.Errorf("locking the dependency cache: %w", err)
 	}
 	defer unlock()
+	for _, l := range locked {
+		if !store.Has(l.Dep) {
+			if err := store.Put(l); err != nil {
+				return err
+			}
+		}
+	}
 	pr.Step("dependencies of %s into %s", strings.Join(names, ", "), store.Dir)
 	res, err := deps.Fetch(ctx, store, list, deps.FetchOptions{
 		Mirror: mirror, Offline: mirror != "",

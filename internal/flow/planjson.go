@@ -37,6 +37,8 @@ type planDoc struct {
 	// CriticalPath is null before a first build (see planCritical).
 	CriticalPath *planCritical `json:"critical_path"`
 	Warnings     []string      `json:"warnings"`
+	// Dependencies are the spec's FetchContent dependencies (planDep).
+	Dependencies []planDep `json:"dependencies"`
 }
 
 type planArch struct {
@@ -107,6 +109,10 @@ func PlanJSON(ctx context.Context, o Options, target, backend string) error {
 				doc.Libraries = append(doc.Libraries, planLib{Kind: l.kind, Name: lib.Name, Origin: origin0(lib.Origin), Toolchain: lib.Toolchain})
 			}
 		}
+	}
+	doc.Dependencies = p.depsList()
+	if doc.Dependencies == nil {
+		doc.Dependencies = []planDep{}
 	}
 	doc.RunPath = planRunPath{Mode: backends.RpathMode(p.linkSpec()), Dirs: backends.Dirs(p.linkSpec(), p.Toolchain).Run}
 	if doc.RunPath.Dirs == nil {

@@ -61,7 +61,15 @@ type planDoc struct {
 			} `json:"edges"`
 		} `json:"chains"`
 	} `json:"critical_path"`
-	Warnings []string `json:"warnings"`
+	Warnings     []string `json:"warnings"`
+	Dependencies []struct {
+		Name       string `json:"name"`
+		Provider   string `json:"provider"`
+		Detail     string `json:"detail"`
+		Source     string `json:"source"`
+		DeclaredAt string `json:"declared_at"`
+		Asked      *bool  `json:"asked"`
+	} `json:"dependencies"`
 }
 
 type planLib struct {
@@ -179,7 +187,23 @@ func TestPlanJSONROCm(t *testing.T) {
 	if !slices.ContainsFunc(doc.Libraries, func(l planLib) bool { return l.Kind == "dynamic" && l.Name == "amdhip64" }) || len(doc.RunPath.Dirs) == 0 || doc.RunPath.Mode == "" {
 		t.Errorf("libraries %+v (want dynamic amdhip64), run path %+v", doc.Libraries, doc.RunPath)
 	}
+	// Each dependency says where it is declared and whether the tree asks
+	// for it: MLX's json, declared by the built-in spec, is one the
+	// example's tree never asks for.
+	found := false
+	for _, d := range doc.Dependencies {
+		if d.Name == "json" {
+			found = true
+			if d.Asked == nil || *d.Asked || d.Provider != "" || !strings.HasPrefix(d.DeclaredAt, "built-in configs/rocm.yaml:") {
+				t.Errorf("json: %+v, want unused, declared in the built-in spec", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("plan -json lists no json dependency: %+v", doc.Dependencies)
+	}
 	golden := filepath.Join("testdata", "planjson.keys")
+
 	got := strings.Join(keys, "\n") + "\n"
 	if *updateKeys {
 		testutil.WriteFile(t, golden, got)

@@ -48,6 +48,9 @@ type Prepared struct {
 	// configure, plan shows it).
 	Deps    []deps.Choice
 	DepsErr error
+	// depsAsked are the names the tree asks for (nil: not known, the
+	// source is not checked out yet), for plan.
+	depsAsked map[string]bool
 
 	// Read or computed once per run (overlayHashes, libLookup, specSum).
 	overlaySums struct {

@@ -41,10 +41,9 @@ type Stats struct {
 }
 
 // workers is how many directories Materialize works on at once: one per P.
-// The work is mostly raw system calls on cached inodes (see getdents), during
-// which a worker keeps its P, so more workers than Ps would only wait for
-// one, and would cost threads and wake-ups (4-6% of a no-op through the
-// binary on two loaded cores, against GOMAXPROCS+2).
+// The work is mostly system calls on cached inodes, during which a worker
+// keeps its P, so more workers than Ps would only wait for one, and would
+// cost threads and wake-ups (docs/benchmarks.md).
 var workers = runtime.GOMAXPROCS(0)
 
 // tmpPrefix starts the name of every temporary file Materialize creates; a

@@ -233,9 +233,7 @@ func (p *Prepared) checkConstraints() error {
 	if len(problems) > 0 {
 		// Name everything else the toolchain lacks in the same message, so
 		// one run shows what a newer toolchain must bring.
-		for _, g := range p.toolchainGaps() {
-			problems = append(problems, g)
-		}
+		problems = append(problems, p.toolchainGaps()...)
 		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
-	"github.com/mlxbuild/mlxbuild/internal/gcpause"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -93,12 +92,6 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 		p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
 	}
 	if req.readManifest {
-		// A no-op allocates mostly the manifest, which it keeps: with a
-		// large one, no collection until the run ends, unless it needs
-		// more than the manifest suggests.
-		if headroom, pause := applyHeadroom(p.Layout.Manifest); pause {
-			r.release = append(r.release, gcpause.For(headroom))
-		}
 		// The materialize under the lock keeps it only if the file did
 		// not change.
 		p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)

@@ -79,9 +79,6 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 
 // Held is what a caller that holds the backend's lock adds to Materialize.
 type Held struct {
-	// Ahead is the manifest read ahead (see ManifestAhead); nil reads it
-	// in Materialize.
-	Ahead *ManifestAhead
 	// LockFile is the lock's file, written when the lock was taken and
 	// not since: the clock by which the listing of a directory may be kept
 	// for the next run (see dirRecord); "" takes the old manifest's.
@@ -94,7 +91,7 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	m.old = h.Ahead.manifest(manifestPath)
+	m.old = readManifest(manifestPath)
 	m.clock = lockClock(h.LockFile, m.old)
 	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))

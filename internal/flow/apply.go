@@ -16,7 +16,7 @@ import (
 // else: no toolchain, no architectures, no CMake. It takes the backend's
 // lock, so concurrent applies and builds take turns.
 func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, error) {
-	r, err := open(ctx, o, request{target: "overlay:apply", backend: backend, exact: true, lock: true, readManifest: true})
+	r, err := open(ctx, o, request{target: "overlay:apply", backend: backend, exact: true, lock: true})
 	defer r.close()
 	if err != nil {
 		return overlays.Stats{}, err

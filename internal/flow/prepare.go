@@ -16,7 +16,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -63,9 +62,6 @@ type Prepared struct {
 	// treeFingerprint is the materialized tree's content identity, for
 	// the link plan ("" before this run materialized the tree).
 	treeFingerprint string
-	// manifestAhead is the tree's manifest being read while the cache is
-	// locked, or nil (materialize reads it then).
-	manifestAhead *overlays.ManifestAhead
 }
 
 // resolve looks beyond the configuration: the toolchain, its

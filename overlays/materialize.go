@@ -262,7 +262,6 @@ func join(root, rel string) string {
 type listings struct {
 	side  [sides][]dirEnt // pristine's, the overlay's and the tree's
 	names pathArena       // the names in them, and in earlier listings
-	path  []byte          // the path of the directory being opened
 }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
@@ -304,7 +303,7 @@ func (m *materializer) dir(j dirJob) error {
 		if !listed[s] {
 			continue
 		}
-		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s], &l.names, &l.path); err != nil {
+		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s], &l.names); err != nil {
 			return err
 		}
 		present[s] = fd[s] >= 0

@@ -24,12 +24,11 @@ func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 // and lists it sorted by name into into[:0] (a slice the caller reuses).
 // When rec keeps this side's listing (see dirRecord), into holds it,
 // decoded, and it is the listing while the directory still has the
-// identity it had then; else the listing is read from the directory, with
-// the names kept in names (see pathArena). id is the identity the
-// directory had before it was read. A missing directory is empty, with fd
+// identity it had then; else the listing is read from the directory. id is
+// the identity the directory had before it was read. A missing directory is empty, with fd
 // -1. The caller closes fd (closeDir) and stats the entries with fstatat
 // relative to it, which saves the kernel a walk of the whole path.
-func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt, names *pathArena) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
 	fd, err = openDirAt(root, rel)
 	if errors.Is(err, unix.ENOENT) {
 		return -1, into[:0], dirID{}, false, nil
@@ -39,7 +38,7 @@ func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt, n
 			if rec != nil && rec.has[side] && rec.id[side] == id {
 				return fd, into, id, true, nil
 			}
-			es, err = readDirFD(fd, into[:0], names)
+			es, err = readDirFD(fd, into[:0])
 		}
 		if err != nil {
 			closeDir(fd)

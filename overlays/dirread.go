@@ -20,7 +20,7 @@ func openDirAt(root, rel string) (int, error) {
 // readDirFD lists the open directory fd through os.File, which owns and
 // closes a duplicate of fd (the caller keeps fd, to stat the entries
 // relative to it).
-func readDirFD(fd int, out []dirEnt, _ *pathArena) ([]dirEnt, error) {
+func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return nil, err

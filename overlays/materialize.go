@@ -260,8 +260,7 @@ func join(root, rel string) string {
 // directory a worker takes (the entries are copied out of them, never
 // kept).
 type listings struct {
-	side  [sides][]dirEnt // pristine's, the overlay's and the tree's
-	names pathArena       // the names in them, and in earlier listings
+	side [sides][]dirEnt // pristine's, the overlay's and the tree's
 }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
@@ -303,7 +302,7 @@ func (m *materializer) dir(j dirJob) error {
 		if !listed[s] {
 			continue
 		}
-		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s], &l.names); err != nil {
+		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
 			return err
 		}
 		present[s] = fd[s] >= 0

@@ -180,7 +180,6 @@ func checkDirEntries(ctx context.Context, dir string) error {
 	}
 	var (
 		links   []safepath.Entry
-		names   pathArena
 		listing []dirEnt
 	)
 	queue := []string{""}
@@ -189,7 +188,7 @@ func checkDirEntries(ctx context.Context, dir string) error {
 		queue = queue[:len(queue)-1]
 		fd, err := openDirAt(root, rel)
 		if err == nil {
-			listing, err = readDirFD(fd, listing[:0], &names)
+			listing, err = readDirFD(fd, listing[:0])
 			closeDir(fd)
 		}
 		if err != nil {

@@ -7,12 +7,11 @@ import (
 	"time"
 )
 
-// The racy rule's clock, for kept listings (see dirRecord) and for files a
-// run read (keptCTime): a directory or file whose ctime is older than a
-// ctime read before the walk began changes its ctime with any change after
-// the walk looked at it.
+// The racy rule's clock, for files a run read (keptCTime): a file whose
+// ctime is older than a ctime read before the walk began changes its ctime
+// with any change after the walk looked at it.
 
-// otherDeviceSlack is how much older than the clock a directory or file on
+// otherDeviceSlack is how much older than the clock a file on
 // another file system must be: that file system's time stamps may be whole
 // seconds.
 const otherDeviceSlack = time.Second

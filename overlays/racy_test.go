@@ -1,0 +1,214 @@
+package overlays
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// takeLock writes the lock file as cache.Lock does when it takes the lock
+// (the holder's pid), which moves its ctime: the racy rule's clock.
+func takeLock(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runHeld is f.run under a freshly taken lock, as a build or apply runs it.
+func (f *fixture) runHeld(t *testing.T) Stats {
+	t.Helper()
+	lock := filepath.Join(filepath.Dir(f.manifest), "lock")
+	takeLock(t, lock)
+	st, m, err := MaterializeHeld(f.pristine, f.overlay, f.tree, f.manifest, testRecords, Held{LockFile: lock})
+	f.check(t, m, err)
+	return st
+}
+
+// materialized makes the fixture's tree and runs twice more: a no-op, and
+// one that leaves the manifest as it was.
+func materialized(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	time.Sleep(20 * time.Millisecond) // the sources a clock tick older than the lock
+	if st := f.runHeld(t); st.Written != len(f.want()) {
+		t.Fatalf("cold run: %+v", st)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if st := f.runHeld(t); st.Written+st.Removed+st.Restored+st.Touched != 0 {
+		t.Fatalf("second run: %+v, want a no-op", st)
+	}
+	before, _ := os.Stat(f.manifest)
+	if st := f.runHeld(t); st.Unchanged != len(f.want()) {
+		t.Fatalf("third run: %+v, want a no-op", st)
+	}
+	if after, _ := os.Stat(f.manifest); !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatal("a no-op rewrote the manifest")
+	}
+	return f
+}
+
+// TestEveryChangeOfADirectoryIsSeen: a change of any side's directory
+// right after a no-op (no sleep) is seen, and the tree is exact again.
+func TestEveryChangeOfADirectoryIsSeen(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, f *fixture)
+	}{
+		{"a file added to pristine", func(t *testing.T, f *fixture) {
+			f.add(t, f.pristine, f.p, "mlx/backend/cpu/sub.cpp", "// cpu sub\n")
+		}},
+		{"a file removed from pristine", func(t *testing.T, f *fixture) {
+			f.remove(t, f.pristine, f.p, "mlx/backend/common/copy.h")
+		}},
+		{"a pristine file renamed", func(t *testing.T, f *fixture) {
+			if err := os.Rename(filepath.Join(f.pristine, "a.txt"), filepath.Join(f.pristine, "a2.txt")); err != nil {
+				t.Fatal(err)
+			}
+			f.p["a2.txt"] = f.p["a.txt"]
+			delete(f.p, "a.txt")
+		}},
+		{"a file added to the overlay", func(t *testing.T, f *fixture) {
+			f.add(t, f.overlay, f.o, "mlx/backend/rocm/new.hip", "// new\n")
+		}},
+		{"an overlay file removed (pristine's back)", func(t *testing.T, f *fixture) {
+			f.remove(t, f.overlay, f.o, "mlx/backend/common/util.h")
+		}},
+		{"a file made in the tree", func(t *testing.T, f *fixture) {
+			if err := os.WriteFile(filepath.Join(f.tree, "mlx/backend/cpu/stray.o"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a directory made in the tree", func(t *testing.T, f *fixture) {
+			if err := os.Mkdir(filepath.Join(f.tree, "mlx/stray"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a tree file removed", func(t *testing.T, f *fixture) {
+			if err := os.Remove(filepath.Join(f.tree, "mlx/array.h")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a pristine directory replaced by a file", func(t *testing.T, f *fixture) {
+			if err := os.RemoveAll(filepath.Join(f.pristine, "mlx/backend/metal")); err != nil {
+				t.Fatal(err)
+			}
+			delete(f.p, "mlx/backend/metal/empty.h")
+			f.add(t, f.pristine, f.p, "mlx/backend/metal", "// now a file\n")
+		}},
+		{"a pristine directory swapped for another", func(t *testing.T, f *fixture) {
+			cpu := filepath.Join(f.pristine, "mlx/backend/cpu")
+			writeFiles(t, cpu+".new", files{"mul.cpp": "// cpu mul\n"})
+			if err := os.Rename(cpu, cpu+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(cpu+".new", cpu); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(cpu + ".old"); err != nil {
+				t.Fatal(err)
+			}
+			delete(f.p, "mlx/backend/cpu/add.cpp")
+			f.p["mlx/backend/cpu/mul.cpp"] = "// cpu mul\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := materialized(t)
+			tc.change(t, f)
+			f.runHeld(t) // checks the tree is pristine + overlay exactly
+		})
+	}
+}
+
+// add writes a file on one side and into its expected files.
+func (f *fixture) add(t *testing.T, root string, fs files, rel, content string) {
+	t.Helper()
+	writeFiles(t, root, files{rel: content})
+	fs[rel] = content
+}
+
+// remove deletes a file on one side and from its expected files.
+func (f *fixture) remove(t *testing.T, root string, fs files, rel string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+		t.Fatal(err)
+	}
+	delete(fs, rel)
+}
+
+// TestRacyClockOlder: the racy rule, by ctime: strictly older than the lock
+// file on its file system, a second older on another.
+func TestRacyClockOlder(t *testing.T) {
+	c := racyClock{ok: true, dev: 7, ctime: 10_000_000_000}
+	for _, tc := range []struct {
+		dev   uint64
+		ctime int64
+		want  bool
+	}{
+		{7, 9_999_999_999, true},
+		{7, 10_000_000_000, false},
+		{7, 10_000_000_001, false},
+		{8, 9_500_000_000, false},
+		{8, 9_000_000_000, false},
+		{8, 8_999_999_999, true},
+	} {
+		if got := c.older(tc.dev, tc.ctime); got != tc.want {
+			t.Errorf("older(%d, %d) = %v, want %v", tc.dev, tc.ctime, got, tc.want)
+		}
+	}
+	if (racyClock{}).older(0, 0) {
+		t.Error("no clock trusts a file")
+	}
+}
+
+// TestOlderManifestsAreRead: a manifest of the form before kept listings
+// (v4) and one whose kept listings an mlxbuild before issue 42 wrote (v5)
+// keep their entries: an upgrade re-hashes nothing (a touched source is
+// passed on as a touch, which needs the old entry). A v4 manifest is
+// rewritten in the current form by the next run that changes anything.
+func TestOlderManifestsAreRead(t *testing.T) {
+	f := materialized(t)
+	var buf bytes.Buffer
+	if err := readManifest(f.manifest).encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	now := buf.Bytes()
+	entries := now[len(manifestHeader) : len(now)-8] // the count and the entries, without the listings' count
+	// One kept listing as the older mlxbuild wrote it: the root, the tree
+	// side, its identity, one name.
+	listing := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4}
+	listing = append(listing, make([]byte, 32)...)
+	listing = append(listing, 1, 0, 0, 0, 1, 0, 'a', 0, 0, 'f')
+	for _, tc := range []struct {
+		name string
+		file []byte
+	}{
+		{"v4", append([]byte(manifestHeaderV4), entries...)},
+		{"v5 with kept listings", append(append([]byte(manifestHeader), entries...), listing...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(f.manifest, tc.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := readManifest(f.manifest); len(got.entries) != len(f.want()) {
+				t.Fatalf("read as %d entries, want %d", len(got.entries), len(f.want()))
+			}
+			later := time.Now().Add(time.Minute)
+			if err := os.Chtimes(filepath.Join(f.pristine, "mlx/array.cpp"), later, later); err != nil {
+				t.Fatal(err)
+			}
+			if st := f.runHeld(t); st.Touched != 1 || st.Written != 0 {
+				t.Fatalf("%+v, want the touch passed on and nothing written", st)
+			}
+			if head, _ := os.ReadFile(f.manifest); !bytes.HasPrefix(head, []byte(manifestHeader)) {
+				t.Fatal("the manifest was not rewritten in the current form")
+			}
+		})
+	}
+}

@@ -142,31 +142,6 @@ func (f *fixture) remove(t *testing.T, root string, fs files, rel string) {
 	delete(fs, rel)
 }
 
-// TestRacyClockOlder: the racy rule, by ctime: strictly older than the lock
-// file on its file system, a second older on another.
-func TestRacyClockOlder(t *testing.T) {
-	c := racyClock{ok: true, dev: 7, ctime: 10_000_000_000}
-	for _, tc := range []struct {
-		dev   uint64
-		ctime int64
-		want  bool
-	}{
-		{7, 9_999_999_999, true},
-		{7, 10_000_000_000, false},
-		{7, 10_000_000_001, false},
-		{8, 9_500_000_000, false},
-		{8, 9_000_000_000, false},
-		{8, 8_999_999_999, true},
-	} {
-		if got := c.older(tc.dev, tc.ctime); got != tc.want {
-			t.Errorf("older(%d, %d) = %v, want %v", tc.dev, tc.ctime, got, tc.want)
-		}
-	}
-	if (racyClock{}).older(0, 0) {
-		t.Error("no clock trusts a file")
-	}
-}
-
 // TestOlderManifestsAreRead: a manifest of the form before kept listings
 // (v4) and one whose kept listings an mlxbuild before issue 42 wrote (v5)
 // keep their entries: an upgrade re-hashes nothing (a touched source is

@@ -21,24 +21,34 @@ type dirEnt struct {
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
 // listSide opens one side's directory root/rel (root alone when rel is "")
-// and lists it sorted by name into into[:0] (a slice the caller reuses). A
-// missing directory is empty, with fd -1. The caller closes fd (closeDir) and stats the entries with fstatat
+// and lists it sorted by name into into[:0] (a slice the caller reuses).
+// When rec keeps this side's listing (see dirRecord), into holds it,
+// decoded, and it is the listing while the directory still has the
+// identity it had then; else the listing is read from the directory. id is
+// the identity the directory had before it was read. A missing directory is empty, with fd
+// -1. The caller closes fd (closeDir) and stats the entries with fstatat
 // relative to it, which saves the kernel a walk of the whole path.
-func listSide(what, root, rel string, into []dirEnt) (fd int, es []dirEnt, err error) {
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
 	fd, err = openDirAt(root, rel)
 	if errors.Is(err, unix.ENOENT) {
-		return -1, into[:0], nil
+		return -1, into[:0], dirID{}, false, nil
 	}
 	if err == nil {
-		if es, err = readDirFD(fd, into[:0]); err != nil {
+		if id, err = fstatDir(fd); err == nil {
+			if rec != nil && rec.has[side] && rec.id[side] == id {
+				return fd, into, id, true, nil
+			}
+			es, err = readDirFD(fd, into[:0])
+		}
+		if err != nil {
 			closeDir(fd)
 		}
 	}
 	if err != nil {
-		return -1, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
+		return -1, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
 	}
 	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
-	return fd, es, nil
+	return fd, es, id, false, nil
 }
 
 func closeDir(fd int) {

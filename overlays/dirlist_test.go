@@ -108,5 +108,6 @@ func TestFstatatDoesNotFollowLinks(t *testing.T) {
 
 // listSideOf lists root/rel from the directory itself, with no record.
 func listSideOf(what, root, rel string) (int, []dirEnt, error) {
-	return listSide(what, root, rel, nil)
+	fd, es, _, _, err := listSide(what, root, rel, sideTree, nil, nil)
+	return fd, es, err
 }

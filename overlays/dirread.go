@@ -42,3 +42,12 @@ func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 	}
 	return out, nil
 }
+
+// fstatDir is the identity of the open directory fd.
+func fstatDir(fd int) (dirID, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return dirID{}, err
+	}
+	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
+}

@@ -49,7 +49,7 @@ func runChild(mode string) int {
 		fmt.Println("ready") // the parent starts its random delay from here
 	}
 	// With the lock's file as the clock, as overlay:apply passes it, so
-	// that the racy rule's ctimes are kept and used across the kills.
+	// that kept listings are made and used across the kills.
 	st, _, err := MaterializeHeld(os.Getenv("CHILD_PRISTINE"), os.Getenv("CHILD_OVERLAY"), os.Getenv("CHILD_TREE"), os.Getenv("CHILD_MANIFEST"), nil, Held{LockFile: os.Getenv("CHILD_LOCK")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

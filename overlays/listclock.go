@@ -8,9 +8,9 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
-// racyClock is the racy rule's clock (memo.Clock) for files a run read
-// (keptCTime); lock says it is the lock file's, written as this run took
-// the lock.
+// racyClock is the racy rule's clock (memo.Clock), for kept listings (see
+// dirRecord) and for files a run read (keptCTime); lock says it is the lock
+// file's, written as this run took the lock.
 type racyClock struct {
 	memo.Clock
 	lock bool

@@ -69,6 +69,7 @@ func (e *entry) hashHex() string { return hex.EncodeToString(e.hash[:]) }
 // Manifest lists every file of a tree, sorted by path (see comparePaths).
 type Manifest struct {
 	entries []entry
+	dirs    []dirRecord // kept listings (see dirRecord), sorted by rel (comparePaths)
 	// mtime is the manifest file's own mtime when it was read: entries not
 	// older than it are "racy" (a change in the same clock tick would not show
 	// in their mtime), so the next run re-hashes them, as git does.
@@ -145,12 +146,10 @@ func comparePaths(a, b string) int {
 // at the file says what it is; a file with another first line is ignored
 // (the next run re-hashes everything and rewrites it). Then comes the
 // number of entries (u64), then each entry: its path's length (u16) and
-// bytes, then entryFixed bytes of fixed fields, then the number of kept
-// directory listings (u64) and those, all little-endian. mlxbuild before
-// issue 42 kept listings; this one keeps none (it writes 0) and skips what
-// an older one kept, so the form and the header stay the same both ways. A
-// binary form, because reading the text form (v3) was too slow at 10k files
-// (docs/benchmarks.md), mostly spent turning decimals back into numbers.
+// bytes, then entryFixed bytes of fixed fields, then the kept listings (see
+// encodeDirs), all little-endian. A binary form, because reading the text
+// form (v3) was a tenth of a no-op's CPU at 10k files, mostly spent turning
+// decimals back into numbers.
 const manifestHeader = "# mlxbuild tree manifest v5 (binary): count, then per entry pathlen path kind origin size mtime ino ctime srcsize srcmtime srcino srcctime hash; then the kept listings\n"
 
 // manifestHeaderV4 is the form before kept listings: its entries are read
@@ -205,22 +204,22 @@ func readManifest(path string) *Manifest {
 			return &Manifest{}
 		}
 	}
-	if v5 {
-		// The kept listings: their count, and what an older mlxbuild
-		// wrote after it (never used: every directory is listed).
-		kept, err := r.Peek(8)
-		if err != nil {
-			return &Manifest{}
-		}
-		if binary.LittleEndian.Uint64(kept) != 0 {
-			return m
-		}
-		r.Discard(8)
+	if v5 && !readDirs(r, unread(f, r, fi.Size()), m) {
+		return &Manifest{}
 	}
 	if _, err := r.Peek(1); err != io.EOF {
 		return &Manifest{}
 	}
 	return m
+}
+
+// unread is how much of f, of size bytes, r has not returned yet.
+func unread(f *os.File, r *bufio.Reader, size int64) int64 {
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1
+	}
+	return size - pos + int64(r.Buffered())
 }
 
 // readEntry reads one entry into e (a zero entry); false for a truncated
@@ -286,8 +285,8 @@ func (m *Manifest) encode(w io.Writer) error {
 		bw.Write(b)
 		b = b[:0]
 	}
-	b = binary.LittleEndian.AppendUint64(b, 0) // no kept listings
 	bw.Write(b)
+	encodeDirs(bw, m.dirs)
 	return bw.Flush()
 }
 

@@ -27,9 +27,12 @@ import (
 // include changed (see hipSourceExts). Changed lists the paths written,
 // restored, removed, touched or so marked, sorted. HandEdited lists the tree
 // files put back because they were edited in the tree (their source did not
-// change since the last run), sorted.
+// change since the last run), sorted. listed counts the directory listings
+// read from the directories; the others were kept in the manifest (see
+// dirRecord).
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched, Dependents int
+	listed                                                     int
 	Changed                                                    []string
 	HandEdited                                                 []string
 	// TouchedFiles are the Touched files, sorted: a build says that
@@ -60,7 +63,9 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // back; anything in the tree that neither side has is removed. The manifest
 // at manifestPath (hashes and stat data of every file) lets the next run
 // trust files whose stat data did not change; it is replaced atomically after
-// the tree and is not rewritten when nothing changed. Killing Materialize at
+// the tree and is not rewritten when nothing changed; it also keeps the
+// listing of every directory, read again only once the directory changed
+// (see dirRecord). Killing Materialize at
 // any moment leaves every file of the tree either old or new, and the next
 // run converges.
 //
@@ -75,8 +80,8 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 // Held is what a caller that holds the backend's lock adds to Materialize.
 type Held struct {
 	// LockFile is the lock's file, written when the lock was taken and
-	// not since: the clock by which a file read may keep its ctime for the
-	// next run (see keptCTime); "" takes the old manifest's.
+	// not since: the clock by which the listing of a directory may be kept
+	// for the next run (see dirRecord); "" takes the old manifest's.
 	LockFile string
 }
 
@@ -88,6 +93,7 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	}
 	m.old = readManifest(manifestPath)
 	m.clock = lockClock(h.LockFile, m.old)
+	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
@@ -127,12 +133,13 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
-	clock racyClock // the racy rule's, for files read (see racyClock.older)
+	clock racyClock // the racy rule's, for kept listings and files read (see racyClock.older)
 
 	q        dirQueue
-	mu       sync.Mutex // guards stats, extra and err
+	mu       sync.Mutex // guards stats, extra, dirs and err
 	stats    Stats
-	extra    [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	extra    [][]entry   // tree files the old manifest did not list, per directory (no big regrowing slice)
+	dirs     []dirRecord // the listings the new manifest keeps
 	err      error
 	dirty    atomic.Bool // the manifest must be rewritten
 	bufs     sync.Pool
@@ -249,14 +256,6 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
-// The three sides of one directory of the walk.
-const (
-	sidePristine = iota
-	sideOverlay
-	sideTree
-	sides
-)
-
 // listings are one directory's three listings, reused by the next
 // directory a worker takes (the entries are copied out of them, never
 // kept).
@@ -289,13 +288,26 @@ func (m *materializer) dir(j dirJob) error {
 	listed := [sides]bool{j.inPristine, j.inOverlay, true}
 	roots := [sides]string{m.pristine, m.overlay, m.tree}
 	c := dirCounts{old: j.old, records: m.records[rel]}
+	rec := m.old.dirRecord(rel)
+	if rec != nil && !rec.decode(&l.side, listed) {
+		rec = nil // not one this package wrote: listed, and replaced
+		m.dirty.Store(true)
+	}
+	var (
+		present, fromRec [sides]bool
+		ids              [sides]dirID
+		err              error
+	)
 	for s := range sides {
 		if !listed[s] {
 			continue
 		}
-		var err error
-		if fd[s], l.side[s], err = listSide(sideNames[s], roots[s], rel, l.side[s]); err != nil {
+		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
 			return err
+		}
+		present[s] = fd[s] >= 0
+		if present[s] && !fromRec[s] {
+			c.listed++
 		}
 	}
 	fds := dirFDs{fd[sidePristine], fd[sideOverlay], fd[sideTree]}
@@ -316,6 +328,7 @@ func (m *materializer) dir(j dirJob) error {
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
+	m.stats.listed += c.listed
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	m.stats.TouchedFiles = append(m.stats.TouchedFiles, c.touchedFiles...)
@@ -326,12 +339,14 @@ func (m *materializer) dir(j dirJob) error {
 	if c.written+c.restored+c.removed+c.touched+len(c.extra) > 0 {
 		m.dirty.Store(true)
 	}
+	m.keepListings(rel, rec, &present, &fromRec, &ids, &l.side)
 	return nil
 }
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
+	listed                                         int
 	changed                                        []string
 	handEdited                                     []string
 	touchedFiles                                   []string

@@ -16,9 +16,8 @@ func main() {
 	// otherwise. Nothing in mlxbuild calls C: cgo comes in only with net's
 	// system resolver and os/user's libc look-up, which the standard
 	// library does in Go without it. A cgo binary is linked against libc
-	// and starts through the dynamic loader and cgo's thread set-up: about
-	// 1 ms more on every run, 0.8-1.0 ms of a 7-8 ms no-op overlay:apply
-	// (docs/benchmarks.md). The variable reaches the targets' own commands
+	// and starts through the dynamic loader and cgo's thread set-up, a
+	// cost every run pays (docs/benchmarks.md). The variable reaches the targets' own commands
 	// too; of those only `go` reads it (mage test's vet and tests need no
 	// cgo).
 	if _, set := os.LookupEnv("CGO_ENABLED"); !set {

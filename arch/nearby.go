@@ -14,7 +14,7 @@ type gfxVersion struct{ major, minor, stepping int }
 // ignored); ok is false for a generic target or anything else.
 func parseGfxVersion(target string) (v gfxVersion, ok bool) {
 	p := processor(target)
-	if !isGfxProcessor(p) {
+	if !gfxProcessorRe.MatchString(p) {
 		return v, false
 	}
 	digits := p[len("gfx"):]

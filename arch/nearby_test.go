@@ -39,7 +39,7 @@ func FuzzGfxVersion(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, ok := parseGfxVersion(s)
-		if ok != isGfxProcessor(processor(s)) {
+		if ok != gfxProcessorRe.MatchString(processor(s)) {
 			t.Fatalf("parseGfxVersion(%q) ok = %v, the matcher says %v", s, ok, !ok)
 		}
 		if !ok {

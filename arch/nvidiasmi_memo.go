@@ -14,8 +14,8 @@ import (
 )
 
 // nvidia-smi is a process that loads the driver's management library and
-// asks every GPU: 20-30 ms on the H200 machine, most of a no-op build:cuda,
-// which probed on every run. Its compute_cap answer is a property of which
+// asks every GPU, most of a no-op build:cuda, which probed on every run
+// (docs/benchmarks.md, "Figures behind the code"). Its compute_cap answer is a property of which
 // GPUs the driver sees and of the driver itself, both of which the driver's
 // proc folder shows: a version file and, per GPU, a folder named after its
 // bus location whose information file names its model and UUID. So a

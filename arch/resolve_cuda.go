@@ -85,14 +85,13 @@ func probeNvidiaSMI(ctx context.Context, o Options, d time.Duration) (targets []
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): no answer within %s, process group killed (raise %s if it is just slow)", path, d, envProbeTimeout)
 	}
 	// Old drivers exit 2 and explain on stdout; parse before judging the exit.
-	archs, perr := parseNvidiaSMI(append(append([]byte(nil), res.Stdout...), res.Stderr...))
-	if errors.Is(perr, errNoComputeCap) {
+	if _, perr := parseNvidiaSMI(append(append([]byte(nil), res.Stdout...), res.Stderr...)); errors.Is(perr, errNoComputeCap) {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
 	}
 	if err != nil {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %s", path, describeFailure(res, err))
 	}
-	archs, perr = parseNvidiaSMI(res.Stdout)
+	archs, perr := parseNvidiaSMI(res.Stdout)
 	if perr != nil {
 		return nil, "", fmt.Sprintf("nvidia-smi (%s): %v", path, perr)
 	}

@@ -49,7 +49,7 @@ func ResolveROCm(ctx context.Context, o Options) (Result, error) {
 			targets, src, tried, warns = probeKFD(o)
 		case "rocminfo":
 			// Without the kernel's KFD topology the ROCm runtime, and so
-			// rocminfo, can list no GPU: skip the 50 ms it costs.
+			// rocminfo, can list no GPU: skip its process start.
 			if why, skip := rocminfoCannotSeeGPU(o); skip {
 				tried = why
 				break
@@ -169,8 +169,8 @@ var kernelKFD = defaultKFDTopology
 // the agents ROCr enumerates, and ROCr builds its agents from the kernel's
 // KFD topology (and /dev/kfd, which the same driver creates). Without that
 // directory ROCr's hsa_init fails ("ROCk module is NOT loaded") and rocminfo
-// can list no GPU, so skipping it is exact, and saves a process start (about
-// 50 ms) on every build without a GPU. The check reads the directory on every
+// can list no GPU, so skipping it is exact, and saves a process start on
+// every build without a GPU. The check reads the directory on every
 // run, never a cached answer, so a GPU that appears is seen at once. It
 // applies only to the kernel's own path: with MLXBUILD_KFD_TOPOLOGY pointing
 // elsewhere, what rocminfo sees is not what probeKFD read.

@@ -22,7 +22,7 @@ func (a agent) gpu() bool {
 	if a.deviceType != "" && !strings.EqualFold(a.deviceType, "GPU") {
 		return false
 	}
-	return isGfxProcessor(a.name)
+	return gfxProcessorRe.MatchString(a.name)
 }
 
 // parseRocminfo reads rocminfo's output. It keys on the "Agent N" headers

@@ -19,6 +19,14 @@ var (
 	// cudaRe is a compute capability as CMake takes it: 75, 90a, 100f,
 	// optionally -real or -virtual.
 	cudaRe = lazyregexp.New(`^([1-9][0-9]{1,2})([af]?)(-real|-virtual)?$`)
+	// gfxProcessorRe is a concrete processor name: "gfx", a major version
+	// of one or two decimal digits (no leading zero), then minor and
+	// stepping as one hex digit each, the way KFD's gfx_target_version is
+	// printed (9.0.10 is gfx90a).
+	gfxProcessorRe = lazyregexp.New(`^gfx[1-9][0-9]?[0-9a-f][0-9a-f]$`)
+	// gfxGenericRe is a generic target such as gfx9-generic or
+	// gfx10-3-generic.
+	gfxGenericRe = lazyregexp.New(`^gfx[1-9][0-9]?(-[0-9])?-generic$`)
 )
 
 // cudaKeywords are CMAKE_CUDA_ARCHITECTURES values that CMake expands itself.
@@ -77,7 +85,7 @@ func validateCUDA(name string) error {
 func validateROCm(name string) error {
 	parts := strings.Split(name, ":")
 	proc := parts[0]
-	if !isGfxProcessor(proc) && !isGfxGeneric(proc) {
+	if !gfxProcessorRe.MatchString(proc) && !gfxGenericRe.MatchString(proc) {
 		return &invalidError{ROCm, name, "want a gfx target such as gfx1100, gfx90a:xnack- or gfx11-generic"}
 	}
 	seen := map[string]bool{}

@@ -3,7 +3,6 @@ package backends
 import (
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // isDir reports whether p is an existing directory (following links).
@@ -31,24 +30,4 @@ func hasLib(dir, name string) bool {
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "lib"+name+".so.*"))
 	return len(m) > 0
-}
-
-// lookPath finds an executable named name in the colon-separated dirs of
-// path (the PATH the caller's environment holds, not necessarily ours).
-func lookPath(name, path string) string {
-	if strings.Contains(name, "/") {
-		if isExecutable(name) {
-			return name
-		}
-		return ""
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		if p := filepath.Join(dir, name); isExecutable(p) {
-			return p
-		}
-	}
-	return ""
 }

@@ -15,13 +15,12 @@ import (
 // memoHeader starts every entry; it changes whenever an entry's form or
 // meaning changes, so an older mlxbuild's entries are ignored rather than
 // misread. 3: lines of quoted text instead of one JSON object (a no-op
-// build read two entries with encoding/json, about 0.3 ms of reflection).
+// build read two entries, and encoding/json's reflection showed).
 const memoHeader = "mlxbuild memo 3"
 
 // memo caches discovery results under dir (the mlxbuild cache root's
 // discovery/ folder), one file per key. Discovery runs programs
-// (hipconfig, a Perl script, costs about 45 ms; cmake --version a few ms)
-// on every build, while their answers change only when a file they were
+// (hipconfig, a Perl script; cmake --version) on every build, while their answers change only when a file they were
 // derived from or a variable they read changes: the entry holds both, and
 // is used only while all match. A memo with dir "" caches nothing.
 //

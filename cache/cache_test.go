@@ -171,7 +171,9 @@ func TestLockWaitsNamesTheHolderAndTakesOverFromTheDead(t *testing.T) {
 			if b, _ := os.ReadFile(path); strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
 				err = fmt.Errorf("lock file holds %q after the take-over", b)
 			}
-			err = unlock()
+			if uerr := unlock(); err == nil {
+				err = uerr
+			}
 		}
 		got <- err
 	}()

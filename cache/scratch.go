@@ -22,9 +22,8 @@ import (
 // compiler's toolchain root (^CMAKE_[A-Z0-9]+_COMPILER_[A-Z0-9_]*ROOT$:
 // CMAKE_HIP_COMPILER_ROCM_ROOT, CMAKE_CUDA_COMPILER_TOOLKIT_ROOT). Plain
 // string checks, not expressions: every build, a no-op too, asks them of
-// each define it passes: compiling and matching the two expressions took
-// 50-66 µs a process, the checks 1 µs (BenchmarkCompilerVars), and 1.3%
-// of a no-op's CPU samples in a fresh process (perf, the real-tree stand-in).
+// each define it passes, and compiling the expressions in every process
+// showed in a no-op's profile (BenchmarkCompilerVars; docs/benchmarks.md).
 func compilerVar(name string) bool {
 	lang, ok := strings.CutPrefix(name, "CMAKE_")
 	lang, found := strings.CutSuffix(lang, "_COMPILER")

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/namematch"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 
 	"github.com/hashicorp/go-version"
@@ -125,8 +125,8 @@ type cmakePackage struct {
 var knownProviders = []string{"cache", "system", "dir"}
 
 var (
-	hex64   = namematch.Exactly("0-9a-f", 64)              // ^[0-9a-f]{64}$
-	depName = namematch.New("A-Za-z0-9_", "A-Za-z0-9_.+-") // ^[A-Za-z0-9_][A-Za-z0-9_.+-]*$
+	hex64   = lazyregexp.New(`^[0-9a-f]{64}$`)
+	depName = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 )
 
 // On reports whether the package applies on goos.
@@ -318,7 +318,7 @@ func mergeCMakePackages(base, over []cmakePackage) []cmakePackage {
 
 // targetName is a CMake target name as find_package configs define them
 // (roc::rocwmma, hip::device).
-var targetName = namematch.New("A-Za-z0-9_", "A-Za-z0-9_.+:-")
+var targetName = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.+:-]*$`)
 
 func validateServedPackage(d Dependency, path string, pos func(string) Pos, ps *problems) {
 	sp := d.Package

@@ -14,7 +14,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/inputfile"
-	"github.com/mlxbuild/mlxbuild/internal/namematch"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
@@ -106,7 +106,7 @@ type Fork struct {
 	Core   []string `yaml:"core"`                 // MLX core files merged at the pin
 }
 
-var hex40 = namematch.Exactly("0-9a-f", 40) // ^[0-9a-f]{40}$
+var hex40 = lazyregexp.New(`^[0-9a-f]{40}$`)
 
 // ParseProject strictly decodes and checks a project file. Paths are
 // resolved against the file's directory; overlay directories must exist.

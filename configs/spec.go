@@ -151,9 +151,6 @@ type jobs struct {
 // Known backend names, in display order.
 var Names = []string{"cpu", "rocm", "cuda", "metal"}
 
-// gpu reports whether the backend needs a GPU toolchain and architectures.
-func (s *Spec) gpu() bool { return s.Architectures != nil }
-
 // ActiveDefines are the defines that apply on goos.
 func (s *Spec) ActiveDefines(goos string) []Define {
 	var out []Define

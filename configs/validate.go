@@ -7,16 +7,15 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
-	"github.com/mlxbuild/mlxbuild/internal/namematch"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 
 	"github.com/hashicorp/go-version"
 )
 
 var (
-	envName   = namematch.New("A-Za-z_", "A-Za-z0-9_")        // ^[A-Za-z_][A-Za-z0-9_]*$
-	cmakeName = namematch.New("A-Za-z_", "A-Za-z0-9_")        // ^[A-Za-z_][A-Za-z0-9_]*$
-	libName   = namematch.New("A-Za-z0-9_+", "A-Za-z0-9_.+-") // ^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$
+	envName   = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	cmakeName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	libName   = lazyregexp.New(`^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$`)
 )
 
 var (

@@ -6,12 +6,11 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
-	"github.com/mlxbuild/mlxbuild/internal/namematch"
 )
 
 var (
 	// cName is a preprocessor macro name.
-	cName = namematch.New("A-Za-z_", "A-Za-z0-9_") // ^[A-Za-z_][A-Za-z0-9_]*$
+	cName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// cxxStd is what -std= takes for C++: c++17, gnu++20, c++2b.
 	cxxStd = lazyregexp.New(`^(c|gnu)\+\+[0-9][0-9a-z]$`)
 	// includePlaceholders are what compile.include may use besides the

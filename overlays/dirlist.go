@@ -24,18 +24,12 @@ func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 // and lists it sorted by name into into[:0] (a slice the caller reuses).
 // When rec keeps this side's listing (see dirRecord), into holds it,
 // decoded, and it is the listing while the directory still has the
-// identity it had then; else the listing is read from the directory, with
-// the names kept in names (see pathArena). id is the identity the
-// directory had before it was read. A missing directory is empty, with fd
-// -1. The path is built in *path, a buffer the caller reuses (see
-// openDirAt). The caller closes fd (closeDir) and stats the entries with
-// fstatat relative to it, which saves the kernel a walk of the whole path.
-// The directory is opened and read with plain system calls, not os.File:
-// os.File registers every descriptor with the runtime's poller and Fd()
-// switches it back to blocking mode, four system calls per directory that a
-// no-op has no use for.
-func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt, names *pathArena, path *[]byte) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
-	fd, err = openDirAt(root, rel, path)
+// identity it had then; else the listing is read from the directory. id is
+// the identity the directory had before it was read. A missing directory is empty, with fd
+// -1. The caller closes fd (closeDir) and stats the entries with fstatat
+// relative to it, which saves the kernel a walk of the whole path.
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
+	fd, err = openDirAt(root, rel)
 	if errors.Is(err, unix.ENOENT) {
 		return -1, into[:0], dirID{}, false, nil
 	}
@@ -44,7 +38,7 @@ func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt, n
 			if rec != nil && rec.has[side] && rec.id[side] == id {
 				return fd, into, id, true, nil
 			}
-			es, err = readDirFD(fd, into[:0], names)
+			es, err = readDirFD(fd, into[:0])
 		}
 		if err != nil {
 			closeDir(fd)
@@ -61,16 +55,6 @@ func closeDir(fd int) {
 	if fd >= 0 {
 		unix.Close(fd)
 	}
-}
-
-// typeAt is the type of name in the open directory dirfd, for a listing
-// that did not say (DT_UNKNOWN on some file systems).
-func typeAt(dirfd int, name string) (fs.FileMode, error) {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
-		return 0, err
-	}
-	return modeType(uint32(st.Mode)), nil
 }
 
 // modeType maps a stat mode to the types a dirEnt holds.

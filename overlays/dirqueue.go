@@ -10,8 +10,8 @@ type dirJob struct {
 }
 
 // dirQueue hands directories to a fixed set of workers. A goroutine per
-// directory cost a start and a stack that grew afresh each time (about 6% of
-// a no-op's CPU); the workers' stacks grow once. Jobs are taken last in,
+// directory cost a start and a stack that grew afresh each time; the
+// workers' stacks grow once. Jobs are taken last in,
 // first out, so the walk goes deep first and few directories wait at once.
 type dirQueue struct {
 	mu      sync.Mutex

@@ -65,11 +65,11 @@ func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 // clock tick after this run's read would then move none of its times, and
 // racy's rule misses it when the manifest is written in a later tick. Its
 // ctime older than the lock file's, any later change moves it (the rule of
-// the kept listings, see racyClock.older). Without a lock file it is kept as it
+// the kept listings, see memo.Clock.Older). Without a lock file it is kept as it
 // is: the old manifest's ctime, the clock then, is in the clock tick of the
 // last run's own writes, which would all be read again.
 func (m *materializer) keptCTime(s statOf) int64 {
-	if m.clock.lock && !m.clock.older(s.dev, s.ctime) {
+	if m.clock.lock && !m.clock.Older(s.dev, s.ctime) {
 		return 0
 	}
 	return s.ctime

@@ -162,6 +162,7 @@ func Compose(layers []Layer, records []string, dst string) (map[string]layerSour
 	}
 	sort.Strings(rels)
 	if err := safepath.CheckAll(rels); err != nil {
+		//lint:ignore ST1005 the closing "to: or files:" are the project file's keys, spelled as written there.
 		return nil, fmt.Errorf("overlays: composing the layers into %s: %w; fix the layer's to: or files:", dst, err)
 	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {

@@ -4,25 +4,16 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-	"time"
+
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
-// The racy rule's clock, for kept listings (see dirRecord) and for files a
-// run read (keptCTime): a directory or file whose ctime is older than a
-// ctime read before the walk began changes its ctime with any change after
-// the walk looked at it.
-
-// otherDeviceSlack is how much older than the clock a directory or file on
-// another file system must be: that file system's time stamps may be whole
-// seconds.
-const otherDeviceSlack = time.Second
-
-// racyClock is the racy rule's clock: a file's device and ctime.
+// racyClock is the racy rule's clock (memo.Clock), for kept listings (see
+// dirRecord) and for files a run read (keptCTime); lock says it is the lock
+// file's, written as this run took the lock.
 type racyClock struct {
-	ok    bool
-	lock  bool // the lock file's, written as this run took the lock
-	dev   uint64
-	ctime int64
+	memo.Clock
+	lock bool
 }
 
 // clockOf is the clock of a file's stat: any file's ctime read before the
@@ -33,7 +24,7 @@ func clockOf(fi fs.FileInfo) racyClock {
 	if !ok {
 		return racyClock{}
 	}
-	return racyClock{ok: true, dev: uint64(st.Dev), ctime: ctimeOf(st)}
+	return racyClock{Clock: memo.Clock{OK: true, Dev: uint64(st.Dev), Ctime: ctimeOf(st)}}
 }
 
 // lockClock is the clock of the lock file, else the old manifest's (read
@@ -42,24 +33,9 @@ func lockClock(lockFile string, old *Manifest) racyClock {
 	if lockFile != "" {
 		if fi, err := os.Stat(lockFile); err == nil {
 			c := clockOf(fi)
-			c.lock = c.ok
+			c.lock = c.OK
 			return c
 		}
 	}
 	return old.clock
-}
-
-// older reports whether a file or directory on device dev whose ctime a
-// stat gave was last changed before the clock: then any later change moves
-// its ctime, so what was read after that stat may be trusted while the
-// ctime stays.
-func (c racyClock) older(dev uint64, ctime int64) bool {
-	if !c.ok {
-		return false
-	}
-	limit := c.ctime
-	if dev != c.dev {
-		limit -= int64(otherDeviceSlack)
-	}
-	return ctime < limit
 }

@@ -21,7 +21,7 @@ import (
 // (git's racy rule, with the lock file as the index). A change after the
 // stat then gives a ctime at least the lock file's, which the kept one is
 // not. A directory on another file system than the lock file must be older
-// by otherDeviceSlack (its time stamps may be coarser). Any file's ctime
+// by memo.OtherDeviceSlack (its time stamps may be coarser). Any file's ctime
 // read before the walk would do as well as the lock file's, which is only
 // the most recent one: without a lock file (LockFile "") the old
 // manifest's serves. A tree directory that the run then writes into keeps
@@ -224,7 +224,7 @@ func (m *materializer) keepListings(rel string, old *dirRecord, present, fromOld
 	var keep [sides]bool
 	any := false
 	for s := range sides {
-		keep[s] = present[s] && (fromOld[s] || m.clock.older(id[s].dev, id[s].ctime))
+		keep[s] = present[s] && (fromOld[s] || m.clock.Older(id[s].dev, id[s].ctime))
 		any = any || keep[s]
 	}
 	if old == nil && !any {

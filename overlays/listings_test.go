@@ -228,30 +228,6 @@ func TestListingIsNotKeptFromARacyLook(t *testing.T) {
 	}
 }
 
-// TestRacyClockOlder: the racy rule, by ctime: strictly older than the lock
-// file on its file system, a second older on another.
-func TestRacyClockOlder(t *testing.T) {
-	c := racyClock{ok: true, dev: 7, ctime: 10_000_000_000}
-	for _, tc := range []struct {
-		id   dirID
-		want bool
-	}{
-		{dirID{dev: 7, ctime: 9_999_999_999}, true},
-		{dirID{dev: 7, ctime: 10_000_000_000}, false},
-		{dirID{dev: 7, ctime: 10_000_000_001}, false},
-		{dirID{dev: 8, ctime: 9_500_000_000}, false},
-		{dirID{dev: 8, ctime: 9_000_000_000}, false},
-		{dirID{dev: 8, ctime: 8_999_999_999}, true},
-	} {
-		if got := c.older(tc.id.dev, tc.id.ctime); got != tc.want {
-			t.Errorf("older(%+v) = %v, want %v", tc.id, got, tc.want)
-		}
-	}
-	if (racyClock{}).older(0, 0) {
-		t.Error("no clock keeps a listing")
-	}
-}
-
 // TestBadKeptListingIsReadAgain: kept names that this package would not
 // write (a name with a slash, names out of order, a type on a side the
 // record does not keep) are not used: the directory is read, the tree is

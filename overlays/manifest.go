@@ -169,9 +169,6 @@ const maxManifestPath = 16 << 10
 // readManifest reads the manifest at path. A missing, unreadable or corrupt
 // manifest gives an empty one: it is only a cache of hashes, and an empty one
 // makes Materialize verify every file by content, which is always correct.
-// It allocates nothing per entry (paths are cut from shared blocks, see
-// pathArena), since at 100k files the manifest is most of Materialize's
-// memory and its reading most of a no-op's garbage.
 func readManifest(path string) *Manifest {
 	m := &Manifest{}
 	f, err := os.Open(path)
@@ -199,12 +196,11 @@ func readManifest(path string) *Manifest {
 		return &Manifest{}
 	}
 	m.entries = make([]entry, n)
-	var paths pathArena
 	for i := range m.entries {
 		e := &m.entries[i]
 		// In order, each path after the last (comparePaths), or the file
 		// is not one this package wrote.
-		if !readEntry(r, &paths, e) || i > 0 && comparePaths(m.entries[i-1].path, e.path) >= 0 {
+		if !readEntry(r, e) || i > 0 && comparePaths(m.entries[i-1].path, e.path) >= 0 {
 			return &Manifest{}
 		}
 	}
@@ -228,7 +224,7 @@ func unread(f *os.File, r *bufio.Reader, size int64) int64 {
 
 // readEntry reads one entry into e (a zero entry); false for a truncated
 // or impossible one.
-func readEntry(r *bufio.Reader, paths *pathArena, e *entry) bool {
+func readEntry(r *bufio.Reader, e *entry) bool {
 	b, err := r.Peek(2)
 	if err != nil {
 		return false
@@ -241,7 +237,7 @@ func readEntry(r *bufio.Reader, paths *pathArena, e *entry) bool {
 	if b, err = r.Peek(n); err != nil {
 		return false
 	}
-	e.path = paths.string(b)
+	e.path = string(b)
 	r.Discard(n)
 	if b, err = r.Peek(entryFixed); err != nil {
 		return false

@@ -41,10 +41,9 @@ type Stats struct {
 }
 
 // workers is how many directories Materialize works on at once: one per P.
-// The work is mostly raw system calls on cached inodes (see getdents), during
-// which a worker keeps its P, so more workers than Ps would only wait for
-// one, and would cost threads and wake-ups (4-6% of a no-op through the
-// binary on two loaded cores, against GOMAXPROCS+2).
+// The work is mostly system calls on cached inodes, during which a worker
+// keeps its P, so more workers than Ps would only wait for one, and would
+// cost threads and wake-ups (docs/benchmarks.md).
 var workers = runtime.GOMAXPROCS(0)
 
 // tmpPrefix starts the name of every temporary file Materialize creates; a
@@ -80,9 +79,6 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 
 // Held is what a caller that holds the backend's lock adds to Materialize.
 type Held struct {
-	// Ahead is the manifest read ahead (see ManifestAhead); nil reads it
-	// in Materialize.
-	Ahead *ManifestAhead
 	// LockFile is the lock's file, written when the lock was taken and
 	// not since: the clock by which the listing of a directory may be kept
 	// for the next run (see dirRecord); "" takes the old manifest's.
@@ -95,7 +91,7 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	if err != nil {
 		return Stats{}, nil, err
 	}
-	m.old = h.Ahead.manifest(manifestPath)
+	m.old = readManifest(manifestPath)
 	m.clock = lockClock(h.LockFile, m.old)
 	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
@@ -264,9 +260,7 @@ func join(root, rel string) string {
 // directory a worker takes (the entries are copied out of them, never
 // kept).
 type listings struct {
-	side  [sides][]dirEnt // pristine's, the overlay's and the tree's
-	names pathArena       // the names in them, and in earlier listings
-	path  []byte          // the path of the directory being opened
+	side [sides][]dirEnt // pristine's, the overlay's and the tree's
 }
 
 // dirFDs are the open directories of one rel in the three trees (-1: none).
@@ -308,7 +302,7 @@ func (m *materializer) dir(j dirJob) error {
 		if !listed[s] {
 			continue
 		}
-		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s], &l.names, &l.path); err != nil {
+		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
 			return err
 		}
 		present[s] = fd[s] >= 0

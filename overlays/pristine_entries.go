@@ -170,8 +170,7 @@ func blobs(ctx context.Context, gitDir string, ids []string) ([]string, error) {
 // a submodule not checked out is an empty folder, which only the
 // checkout's index names: it is asked when the checkout has .gitmodules.
 // The user's checkout may change between any two runs, so this runs on
-// every one: with the tree's own listings (getdents into an arena, no
-// stat), a name is checked where it is listed, and only links are
+// every one: with the tree's own listings (with their types, no stat), a name is checked where it is listed, and only links are
 // gathered for the listing-wide check.
 func checkDirEntries(ctx context.Context, dir string) error {
 	sp := sourceProblems{where: "source.dir " + dir}
@@ -181,17 +180,15 @@ func checkDirEntries(ctx context.Context, dir string) error {
 	}
 	var (
 		links   []safepath.Entry
-		names   pathArena
 		listing []dirEnt
-		path    []byte
 	)
 	queue := []string{""}
 	for len(queue) > 0 {
 		rel := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		fd, err := openDirAt(root, rel, &path)
+		fd, err := openDirAt(root, rel)
 		if err == nil {
-			listing, err = readDirFD(fd, listing[:0], &names)
+			listing, err = readDirFD(fd, listing[:0])
 			closeDir(fd)
 		}
 		if err != nil {

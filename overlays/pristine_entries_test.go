@@ -24,7 +24,7 @@ func hostileSource(t *testing.T, plant func(dir string, run func(...string) stri
 
 // materializeSource is what a build does with a source: the pristine step,
 // then the tree. It returns the error and the tree's path.
-func materializeSource(t *testing.T, s Source) (error, string, string) {
+func materializeSource(t *testing.T, s Source) (string, string, error) {
 	t.Helper()
 	root := t.TempDir()
 	tree := filepath.Join(root, "cpu", "tree")
@@ -32,14 +32,14 @@ func materializeSource(t *testing.T, s Source) (error, string, string) {
 	if err == nil {
 		_, _, err = Materialize(dir, "", tree, filepath.Join(root, "cpu", "manifest"), nil)
 	}
-	return err, root, tree
+	return root, tree, err
 }
 
 // refusedBeforeWriting checks that a source was refused as bad
 // configuration, naming every want, with no tree and no checkout made.
 func refusedBeforeWriting(t *testing.T, s Source, want ...string) {
 	t.Helper()
-	err, root, tree := materializeSource(t, s)
+	root, tree, err := materializeSource(t, s)
 	if err == nil {
 		t.Fatalf("accepted; the tree holds %v", readFiles(t, tree))
 	}
@@ -135,7 +135,7 @@ func TestPristineReportsEveryBadEntryAndKeepsInnerLinks(t *testing.T) {
 		}
 	})
 	for _, s := range []Source{{Git: good, Pin: goodPin}, {Dir: good, Pin: goodPin}} {
-		err, _, tree := materializeSource(t, s)
+		_, tree, err := materializeSource(t, s)
 		if err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}

@@ -46,9 +46,6 @@ var Columns = []string{
 // comparison needs.
 var Required = []string{"model", "prompt_tokens", "prefill_tok_s", "decode_tok_s"}
 
-// measurements are the columns a skipped or failed model leaves empty.
-var measurements = []string{"prompt_tokens", "generated_tokens", "prefill_ms", "prefill_tok_s", "decode_ms", "decode_tok_s"}
-
 // Row is one model's line.
 type Row struct {
 	Model string

@@ -1,4 +1,4 @@
-// Package cmakebuild drives CMake and Ninja: Configure runs the configure
+// Package cmake drives CMake and Ninja: Configure runs the configure
 // step with the Ninja generator and compile_commands.json; Build runs Ninja
 // itself (so a no-op costs what Ninja's costs), shows its progress as one
 // updating line on a terminal or plain lines elsewhere, keeps the full log in

@@ -231,6 +231,7 @@ func parseTargetStd(data []byte) (string, error) {
 		}
 		s := g.LanguageStandard.Standard
 		if stdRank(s) == 0 {
+			//lint:ignore ST1005 "C++" is the language's name; lower case would misname it.
 			return "", fmt.Errorf("C++ standard %q is not a two-digit year", s)
 		}
 		if stdRank(s) > stdRank(best) {

@@ -6,17 +6,13 @@ import (
 	"strings"
 )
 
-// GraphOutputs are the files dir's Ninja graph builds (the explicit and
+// graphOutputs are the files dir's Ninja graph builds (the explicit and
 // implicit outputs of every build statement of build.ninja and what it
-// includes), as clean paths joined to dir when relative. A link plan
-// takes an archive only from them: one a graph of an earlier configure
-// built stays on disk after CMake drops its target.
-func GraphOutputs(dir string) (map[string]bool, error) {
-	return graphOutputs(dir, nil)
-}
-
-// graphOutputs is GraphOutputs, appending to keys, when set, the identity
-// of each manifest read (taken before reading it).
+// includes), as clean paths joined to dir when relative, appending to
+// keys, when set, the identity of each manifest read (taken before reading
+// it). A link plan takes an archive only from them (GraphProducts): one a
+// graph of an earlier configure built stays on disk after CMake drops its
+// target.
 func graphOutputs(dir string, keys *[]string) (map[string]bool, error) {
 	outs := map[string]bool{}
 	tooMany, err := readManifests(dir, func(_ string, data []byte) []string {

@@ -25,7 +25,7 @@ func TestGraphOutputs(t *testing.T) {
 		"subninja sub.ninja\n")
 	write("rules.ninja", "rule CXX_COMPILER__mlx_Release\n  command = c++ -c $in -o $out\n")
 	write("sub.ninja", "build sub/libx.a: phony\n")
-	got, err := GraphOutputs(dir)
+	got, err := graphOutputs(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestGraphOutputs(t *testing.T) {
 	want := []string{"/abs/out.a", filepath.Join(dir, "gen/a:b.h"), filepath.Join(dir, "libmlx.a"), filepath.Join(dir, "mlx/CMakeFiles/mlx.dir/c api.cpp.o"), filepath.Join(dir, "other.a"), filepath.Join(dir, "sub/libx.a")}
 	slices.Sort(want)
 	if !slices.Equal(paths, want) {
-		t.Errorf("GraphOutputs = %q\nwant %q", paths, want)
+		t.Errorf("graphOutputs = %q\nwant %q", paths, want)
 	}
 	if got[filepath.Join(dir, "libmlx_rocm_kernels.a")] {
 		t.Error("an order-only input read as an output")
 	}
-	if _, err := GraphOutputs(t.TempDir()); err == nil {
+	if _, err := graphOutputs(t.TempDir(), nil); err == nil {
 		t.Error("a directory without build.ninja gave no error")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
@@ -46,10 +45,6 @@ const (
 	noWorkRecordFile = "mlxbuild-nowork"
 	noWorkHeader     = "mlxbuild ninja no-work 3"
 )
-
-// otherDeviceSlack is how much older than the lock file a file on another
-// file system must be: its timestamps may be kept to the second.
-const otherDeviceSlack = time.Second
 
 // noWorkRecord is a decoded record.
 type noWorkRecord struct {

@@ -9,12 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 )
 
 // olderThan reports whether f's file was last changed before since: the
-// racy rule, by ctime, with slack for another file system. An absent file
-// is judged by its nearest existing directory.
+// racy rule (memo.Clock). An absent file is judged by its nearest existing
+// directory.
 func olderThan(f, since recordedFile) bool {
 	for !f.present {
 		parent := filepath.Dir(f.path)
@@ -23,11 +24,7 @@ func olderThan(f, since recordedFile) bool {
 		}
 		f = lookAt(parent)
 	}
-	limit := since.id.Ctime
-	if f.id.Dev != since.id.Dev {
-		limit -= int64(otherDeviceSlack)
-	}
-	return f.id.Ctime < limit
+	return memo.Clock{OK: true, Dev: since.id.Dev, Ctime: since.id.Ctime}.Older(f.id.Dev, f.id.Ctime)
 }
 
 // rememberNoWork makes dir's record after a dry run with no work, which

@@ -90,15 +90,17 @@ func remembered(t *testing.T, dir string) {
 func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp", "sh")
 	ninja := lookPath(t, "ninja")
-	later := time.Now().Add(3 * time.Second)
+	// Later than anything the case's own build wrote, however long that
+	// took: taken when the change is made, not when the test began.
+	later := func() time.Time { return time.Now().Add(3 * time.Second) }
 	cases := []struct {
 		name   string
 		change func(t *testing.T, dir string)
 		work   bool // Ninja itself has work after the change
 	}{
 		{"nothing", func(*testing.T, string) {}, false},
-		{"an input touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, "in"), later) }, true},
-		{"a header from the deps log touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, "header.h"), later) }, true},
+		{"an input touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, "in"), later()) }, true},
+		{"a header from the deps log touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, "header.h"), later()) }, true},
 		{"a header edited in place, mtime kept", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, "header.h")
 			st, _ := os.Stat(p)
@@ -111,7 +113,7 @@ func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 		{"an edge added", func(t *testing.T, dir string) {
 			appendTo(t, filepath.Join(dir, "build.ninja"), "build more: cp in\ndefault more\n")
 		}, true},
-		{"the build log touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, ".ninja_log"), later) }, false},
+		{"the build log touched", func(t *testing.T, dir string) { chtimes(t, filepath.Join(dir, ".ninja_log"), later()) }, false},
 		{"CMakeCache.txt names a Ninja", func(t *testing.T, dir string) {
 			testutil.WriteFile(t, filepath.Join(dir, "CMakeCache.txt"), "CMAKE_MAKE_PROGRAM:FILEPATH="+ninja+"\n")
 		}, false},

@@ -10,8 +10,7 @@ import (
 // Folders stats paths relative to a descriptor of the folder of the last
 // one (fstatat), so a check of many files that come folder by folder (the
 // no-work record keeps its files so) spares the kernel the walk of each
-// whole path: 0.88-0.94 of the time by path for the real ROCm fork's 1243
-// recorded files (BenchmarkNoWorkRecordRealShape). The zero value is
+// whole path (BenchmarkNoWorkRecordRealShape; docs/benchmarks.md). The zero value is
 // ready; Close lets its descriptor go. It is for one pass over a list: a
 // folder replaced while it is open is seen as it was when opened, as a
 // pass by path that had stat-ed it a moment earlier would have. Not for

@@ -58,7 +58,7 @@ func (p *Prepared) scratch(dir string) *Prepared {
 	l.Launch = filepath.Join(dir, "launch.cmake")
 	q.Layout = l
 	q.Defines = maps.Clone(p.Defines)
-	q.Deps, q.DepsErr, q.CMakeEnv, q.treeKey, q.manifestAhead = nil, nil, nil, "", nil
+	q.Deps, q.DepsErr, q.CMakeEnv, q.treeKey = nil, nil, nil, ""
 	q.Warnings = slices.Clone(p.Warnings)
 	return &q
 }

@@ -3,7 +3,6 @@ package flow
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/backends"
@@ -17,7 +16,7 @@ import (
 // else: no toolchain, no architectures, no CMake. It takes the backend's
 // lock, so concurrent applies and builds take turns.
 func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, error) {
-	r, err := open(ctx, o, request{target: "overlay:apply", backend: backend, exact: true, lock: true, readManifest: true})
+	r, err := open(ctx, o, request{target: "overlay:apply", backend: backend, exact: true, lock: true})
 	defer r.close()
 	if err != nil {
 		return overlays.Stats{}, err
@@ -33,21 +32,6 @@ func Apply(ctx context.Context, o Options, backend string) (overlays.Stats, erro
 	fmt.Fprintf(o.Stdout, "%s tree %s: %d written, %d restored, %d removed, %d touched, %d unchanged\n",
 		backend, p.Layout.Tree, stats.Written, stats.Restored, stats.Removed, stats.Touched, stats.Unchanged)
 	return stats, nil
-}
-
-// applyHeadroom is how much more memory Apply may take with the collector
-// off before it collects: 64 MiB and four times the manifest file (its
-// entries take about as much memory as the file, its paths a fifth of that
-// more). It pauses only for a manifest of 2 MiB or more (about 15k files):
-// below that a no-op ends before the first collection (none at 10k files),
-// and the pause would cost a stop of the world for nothing. At 100k files a
-// no-op peaks at about 27 MiB either way.
-func applyHeadroom(manifest string) (headroom int64, pause bool) {
-	fi, err := os.Stat(manifest)
-	if err != nil || fi.Size() < 2<<20 {
-		return 0, false
-	}
-	return 64<<20 + 4*fi.Size(), true
 }
 
 // Clean removes what mlxbuild made in one backend's cache directory, or

@@ -15,7 +15,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/ui"
 	"github.com/mlxbuild/mlxbuild/overlays"
 
@@ -161,10 +160,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		}
 	}
 	dry.Stop()
-	// Ninja or CMake runs now, each under a supervisor: it starts while
-	// their set-up is made.
-	defer proc.Prestart()()
-
 	t = time.Now()
 	expect := d.expect // what CMake's cache must hold once Ninja ran
 	if d.Configure {

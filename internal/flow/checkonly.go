@@ -27,7 +27,7 @@ import (
 // rather than an error, since nothing is compiled for them.
 func checkOnlyForCargo(ctx context.Context, o Options, why string) (*Summary, error) {
 	start := time.Now()
-	r, err := open(ctx, o, request{target: CargoTarget, lock: true, readManifest: true})
+	r, err := open(ctx, o, request{target: CargoTarget, lock: true})
 	defer r.close()
 	if err != nil {
 		return nil, err

@@ -102,10 +102,7 @@ func TestCleanRemovesEverythingABuildWrote(t *testing.T) {
 	if err := flow.Clean(o, "", true); err != nil {
 		t.Fatal(err)
 	}
-	var warned []string
-	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		warned = append(warned, l)
-	}
+	warned := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	wantWarned := []string{
 		"warning: left " + filepath.Join(p.Cache, "rocm", "my-notes.txt") + ": mlxbuild did not make it; remove it by hand if it is not needed",
 		"warning: left " + filepath.Join(p.Cache, "notes.txt") + ": mlxbuild did not make it; remove it by hand if it is not needed",

@@ -107,7 +107,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	src.Pristine = pristine
-	stats, m, err := overlays.MaterializeHeld(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records, overlays.Held{Ahead: p.manifestAhead, LockFile: p.Layout.Lock})
+	stats, m, err := overlays.MaterializeHeld(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records, overlays.Held{LockFile: p.Layout.Lock})
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}

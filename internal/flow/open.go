@@ -8,8 +8,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
-	"github.com/mlxbuild/mlxbuild/internal/gcpause"
-	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // request is what a flow entry asks of the opening of its run.
@@ -30,9 +28,6 @@ type request struct {
 	// lock takes the backend cache's lock (build, apply); plan, which
 	// writes nothing, takes none.
 	lock bool
-	// readManifest reads the tree's manifest while the cache is checked
-	// and locked (apply: a no-op is mostly that read).
-	readManifest bool
 }
 
 // run is one flow entry's run, opened once: the configuration loaded, the
@@ -91,17 +86,6 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 	} else {
 		r.lock.release() // the project file names another cache, or another backend was chosen
 		p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
-	}
-	if req.readManifest {
-		// A no-op allocates mostly the manifest, which it keeps: with a
-		// large one, no collection until the run ends, unless it needs
-		// more than the manifest suggests.
-		if headroom, pause := applyHeadroom(p.Layout.Manifest); pause {
-			r.release = append(r.release, gcpause.For(headroom))
-		}
-		// The materialize under the lock keeps it only if the file did
-		// not change.
-		p.manifestAhead = overlays.ReadManifestAhead(p.Layout.Manifest)
 	}
 	if req.build && r.lock.dir == "" && cmake.Configured(p.Layout.Build) {
 		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, true); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/deps"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
 // Prepared is everything known about a build before the disk is touched:
@@ -66,9 +65,6 @@ type Prepared struct {
 	// treeFingerprint is the materialized tree's content identity, for
 	// the link plan ("" before this run materialized the tree).
 	treeFingerprint string
-	// manifestAhead is the tree's manifest being read while the cache is
-	// locked, or nil (materialize reads it then).
-	manifestAhead *overlays.ManifestAhead
 	// compileOnly makes the link plan of a check-only run: no library,
 	// the standard still read (checkOnlyForCargo).
 	compileOnly bool
@@ -239,9 +235,7 @@ func (p *Prepared) checkConstraints() error {
 	if len(problems) > 0 {
 		// Name everything else the toolchain lacks in the same message, so
 		// one run shows what a newer toolchain must bring.
-		for _, g := range p.toolchainGaps() {
-			problems = append(problems, g)
-		}
+		problems = append(problems, p.toolchainGaps()...)
 		return fmt.Errorf("the %s build needs newer tools:\n  %s", p.Backend, strings.Join(problems, "\n  "))
 	}
 	return nil

@@ -2,7 +2,7 @@
 // instead of at package initialization. mlxbuild's packages declare dozens
 // of expressions at package level (verify's checks, CMake's diagnostics,
 // the records' parsers); compiled eagerly, every start of the binary paid
-// for all of them (about 1 ms of a 5 ms no-op start, GODEBUG=inittrace=1),
+// for all of them (GODEBUG=inittrace=1 shows it; docs/benchmarks.md),
 // although a no-op build uses a handful. The methods are the *regexp.Regexp
 // methods mlxbuild calls; a pattern that does not compile still panics, on
 // its first use, with regexp's own message.

@@ -10,5 +10,5 @@ import "context"
 // of what a no-op costs above Ninja's own no-op. Everything else is as Run:
 // explicit arguments, the context stops it, ErrTimeout and ErrInterrupted.
 func RunLeaf(ctx context.Context, c Cmd) (Result, error) {
-	return run(ctx, c, leafStarter, false)
+	return run(ctx, c, leafStarter)
 }

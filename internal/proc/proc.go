@@ -75,9 +75,8 @@ const Grace = 2 * time.Second
 // whole tree (SIGTERM, then SIGKILL after Grace) and Run returns promptly
 // with ErrTimeout or ErrInterrupted. A non-zero exit is an *ExitError with
 // the captured output; a program that cannot be started gives exec's error.
-// A supervisor that Prestart started is used when there is one.
 func Run(ctx context.Context, c Cmd) (Result, error) {
-	return run(ctx, c, platformStarter, true)
+	return run(ctx, c, platformStarter)
 }
 
 // starter makes the exec.Cmd that runs the resolved program path for c, and
@@ -114,7 +113,7 @@ type running struct {
 // such as sccache's server) could keep them open forever.
 const outputDelay = 5 * time.Second
 
-func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, error) {
+func run(ctx context.Context, c Cmd, s starter) (Result, error) {
 	target := exec.Command(c.Path, c.Args...)
 	if target.Err != nil {
 		return Result{ExitCode: -1}, target.Err
@@ -122,16 +121,9 @@ func run(ctx context.Context, c Cmd, s starter, mayUsePrestarted bool) (Result, 
 	var out, errb bytes.Buffer
 	stdout, stderr := tee(&out, c.Stdout), tee(&errb, c.Stderr)
 	start := time.Now()
-	var r *running
-	// A prestarted supervisor's output is pipes already.
-	if mayUsePrestarted && !c.Terminal {
-		r = usePrestarted(target.Path, c, stdout, stderr)
-	}
-	if r == nil {
-		var err error
-		if r, err = startFresh(target.Path, c, s, stdout, stderr); err != nil {
-			return Result{ExitCode: -1}, err
-		}
+	r, err := startFresh(target.Path, c, s, stdout, stderr)
+	if err != nil {
+		return Result{ExitCode: -1}, err
 	}
 	if r.l.confirm != nil {
 		if err := r.l.confirm(); err != nil {

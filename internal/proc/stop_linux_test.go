@@ -114,29 +114,11 @@ func TestMain(m *testing.M) {
 	}
 	ctx, stop := WithSignals(context.Background())
 	defer stop()
-	switch os.Getenv("PROC_HELPER_PRESTART") {
-	case "idle": // a supervisor waits for a program that never comes
-		defer Prestart()()
-		fmt.Fprintln(os.Stderr, "helper: waiting")
-		<-ctx.Done()
-		os.Exit(1)
-	case "leaf": // a program run without a supervisor, by its death signal alone
+	if os.Getenv("PROC_HELPER_LEAF") != "" { // a program run without a supervisor, by its death signal alone
 		fmt.Fprintln(os.Stderr, "helper: leaf")
 		_, err := RunLeaf(ctx, Cmd{Path: "sleep", Args: []string{"600"}})
 		fmt.Fprintf(os.Stderr, "helper: %v\n", err)
 		os.Exit(1)
-	case "use":
-		defer Prestart()()
-		if !PrestartWaiting() {
-			fmt.Fprintln(os.Stderr, "helper: Prestart started no supervisor")
-			os.Exit(3)
-		}
-		go func() {
-			for PrestartWaiting() {
-				time.Sleep(time.Millisecond)
-			}
-			fmt.Fprintln(os.Stderr, "helper: Run took the prestarted supervisor")
-		}()
 	}
 	_, err := Run(ctx, Cmd{Path: "ninja", Args: []string{"-C", dir, "-j", "3"}})
 	fmt.Fprintf(os.Stderr, "helper: %v\n", err)
@@ -149,40 +131,11 @@ func TestMain(m *testing.M) {
 // to a process that runs Ninja through Run (a child process of this test),
 // and checks that no process it started, Ninja's jobs included, outlives it
 // for long; and that the handled signals are reported as an interruption,
-// exit status 1, never as a timeout. It does so with Run's own supervisor
-// and with one Prestart started before the program was known.
+// exit status 1, never as a timeout.
 func TestChildrenDieWithTheirParent(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "sleep")
-	for _, prestart := range []string{"", "use"} {
-		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
-			name := sig.String()
-			if prestart != "" {
-				name = "prestarted/" + name
-			}
-			t.Run(name, func(t *testing.T) { childrenDie(t, sig, prestart) })
-		}
-	}
-}
-
-// TestIdlePrestartedDiesWithItsParent: a prestarted supervisor that never
-// got a program does not outlive its parent, killed by any stop signal.
-func TestIdlePrestartedDiesWithItsParent(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			marker, env := marked(t)
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(env, "PROC_HELPER_DIR="+t.TempDir(), "PROC_HELPER_PRESTART=idle")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			testutil.WaitMarked(t, marker, 2, 15*time.Second) // helper, supervisor
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			_ = cmd.Wait()
-			took := testutil.NoneMarkedWithin(t, marker, stopBound)
-			t.Logf("%v: the idle supervisor ended %s after its parent", sig, took)
-		})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) { childrenDie(t, sig) })
 	}
 }
 
@@ -195,7 +148,7 @@ func TestLeafDiesWithItsParent(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			marker, env := marked(t)
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(env, "PROC_HELPER_DIR="+t.TempDir(), "PROC_HELPER_PRESTART=leaf")
+			cmd.Env = append(env, "PROC_HELPER_DIR="+t.TempDir(), "PROC_HELPER_LEAF=1")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -210,12 +163,12 @@ func TestLeafDiesWithItsParent(t *testing.T) {
 	}
 }
 
-func childrenDie(t *testing.T, sig syscall.Signal, prestart string) {
+func childrenDie(t *testing.T, sig syscall.Signal) {
 	marker, env := marked(t)
 	dir := sleepingNinja(t)
 	var stderr strings.Builder
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(env, "PROC_HELPER_DIR="+dir, "PROC_HELPER_PRESTART="+prestart)
+	cmd.Env = append(env, "PROC_HELPER_DIR="+dir)
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -234,9 +187,6 @@ func childrenDie(t *testing.T, sig syscall.Signal, prestart string) {
 	}
 	took := testutil.NoneMarkedWithin(t, marker, stopBound)
 	t.Logf("%v: helper ended (%v); its last descendant %s later", sig, err, took)
-	if prestart != "" && !strings.Contains(stderr.String(), "took the prestarted supervisor") {
-		t.Errorf("Ninja did not run under the prestarted supervisor; helper said:\n%s", stderr.String())
-	}
 	if sig == syscall.SIGKILL {
 		return
 	}

@@ -3,7 +3,6 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -27,9 +26,7 @@ const prSetChildSubreaper = 36
 // init turns the process into a supervisor before anything else of
 // mlxbuild runs, the way a re-executed helper must: every binary that can
 // call Run (mlxbuild, a test binary) links this package, so it can be its
-// own supervisor without a second executable to install. Started without a
-// program, it is a prestarted supervisor (prestart_linux.go): it waits for
-// its program on fd 4 and leaves quietly when that closes with none.
+// own supervisor without a second executable to install.
 func init() {
 	if len(os.Args) < 1 || os.Args[0] != superviseArg0 {
 		return
@@ -38,55 +35,16 @@ func init() {
 	if !ok {
 		return
 	}
-	if len(os.Args) >= 2 {
-		os.Exit(supervise(readySupervisor(spec), request{Argv: os.Args[1:]}))
+	sv := readySupervisor(spec)
+	if len(os.Args) < 2 {
+		os.Exit(sv.fail(errors.New("supervisor started without a program")))
 	}
-	os.Exit(awaitProgram(readySupervisor(spec)))
-}
-
-// awaitProgram is a prestarted supervisor's life: everything a program's
-// start needs was made ready before its request comes, so that the start
-// itself is all that is left once the program is known. A stop signal
-// while it waits ends it (there is nothing to stop yet), and so does the
-// request pipe closing with nothing on it.
-func awaitProgram(sv *supervisor) int {
-	if sv.err != nil {
-		return sv.fail(sv.err)
-	}
-	syscall.CloseOnExec(requestFD)
-	type got struct {
-		r   request
-		err error
-	}
-	reqs := make(chan got, 1)
-	go func() {
-		data, err := io.ReadAll(os.NewFile(requestFD, "request"))
-		var r request
-		if err == nil {
-			r, err = decodeRequest(data)
-		}
-		reqs <- got{r, err}
-	}()
-	select {
-	case <-sv.sigs:
-		return 0
-	case g := <-reqs:
-		if errors.Is(g.err, errNoRequest) {
-			return 0
-		}
-		if g.err != nil {
-			return sv.fail(fmt.Errorf("prestarted supervisor: %v", g.err))
-		}
-		return supervise(sv, g.r)
-	}
+	os.Exit(supervise(sv, os.Args[1:]))
 }
 
 // statusFD is where a supervisor says why its program could not start (EOF
-// once it started); requestFD is where a prestarted one reads its program.
-const (
-	statusFD  = 3
-	requestFD = 4
-)
+// once it started).
+const statusFD = 3
 
 // supervisor is a supervisor made ready to start a program: its thread
 // locked, its status pipe open, subreaper, the stop signals caught, and
@@ -152,21 +110,20 @@ func (sv *supervisor) fail(err error) int {
 	return 127
 }
 
-// supervise runs the program r names (in this process's environment and
-// directory where r leaves them nil and empty) and returns the exit status
+// supervise runs the program argv names (in this process's environment and
+// directory) and returns the exit status
 // to leave with. When the program ends by itself, its status is passed on
 // and whatever it left running in the background stays (a compiler
 // cache's server). When SIGTERM, SIGINT or SIGHUP arrives (Run stopping
 // it, or mlxbuild's death through PR_SET_PDEATHSIG), the program gets
 // SIGTERM, and after the grace period, or as soon as it exited, every
 // process still in the tree gets SIGKILL.
-func supervise(sv *supervisor, r request) int {
-	argv := r.Argv
+func supervise(sv *supervisor, argv []string) int {
 	if sv.err != nil {
 		return sv.fail(fmt.Errorf("supervising %s: %v", argv[0], sv.err))
 	}
 	status, sigs, grace := sv.status, sv.sigs, sv.grace
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: r.Env, Dir: r.Dir, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	if err := cmd.Start(); err != nil {
 		return sv.fail(err)

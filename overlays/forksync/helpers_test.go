@@ -1,7 +1,6 @@
 package forksync
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -178,5 +177,3 @@ func readFile(t testing.TB, path string) string {
 	}
 	return string(data)
 }
-
-func contains(s, sub string) bool { return bytes.Contains([]byte(s), []byte(sub)) }

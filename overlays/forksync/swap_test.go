@@ -56,8 +56,7 @@ func (c *swapCase) check(t *testing.T) {
 	if _, err := os.Stat(stageDir(ov)); err == nil && sameContent(snap(t, stageDir(ov)), c.backup) {
 		t.Errorf("the staging directory %s holds the old overlay", stageDir(ov))
 	}
-	res, err := Sync(context.Background(), withCommit(c.f.forkOpts, c.c1))
-	if err != nil {
+	if _, err := Sync(context.Background(), withCommit(c.f.forkOpts, c.c1)); err != nil {
 		t.Fatalf("the sync after the interruption: %v", err)
 	}
 	sameSnap(t, snap(t, ov), c.want)
@@ -66,7 +65,7 @@ func (c *swapCase) check(t *testing.T) {
 			t.Errorf("%s is left over after the next sync", d)
 		}
 	}
-	if res, err = Sync(context.Background(), withCommit(c.f.forkOpts, c.c1)); err != nil || res.changed() {
+	if res, err := Sync(context.Background(), withCommit(c.f.forkOpts, c.c1)); err != nil || res.changed() {
 		t.Errorf("a third sync changed something: %+v %v", res, err)
 	}
 }

@@ -2,9 +2,9 @@ package overlays
 
 import "golang.org/x/sys/unix"
 
-// fstatatCopy is lstat of name relative to dirfd through unix.Fstatat,
+// fstatat is lstat of name relative to dirfd through unix.Fstatat,
 // retried on EINTR.
-func fstatatCopy(dirfd int, name string, st *unix.Stat_t) error {
+func fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	for {
 		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
 		if err != unix.EINTR {

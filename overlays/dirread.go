@@ -1,5 +1,3 @@
-//go:build !linux
-
 package overlays
 
 import (
@@ -9,8 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openDirAt opens the directory root/rel for reading (buf is unused here).
-func openDirAt(root, rel string, _ *[]byte) (int, error) {
+// openDirAt opens the directory root/rel for reading.
+func openDirAt(root, rel string) (int, error) {
 	for {
 		fd, err := unix.Open(join(root, rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != unix.EINTR {
@@ -19,10 +17,10 @@ func openDirAt(root, rel string, _ *[]byte) (int, error) {
 	}
 }
 
-// readDirFD lists the open directory fd. Outside Linux there is no getdents
-// in golang.org/x/sys/unix, so it reads through os.File, which owns and
-// closes a duplicate of fd; its names are strings of their own.
-func readDirFD(fd int, out []dirEnt, _ *pathArena) ([]dirEnt, error) {
+// readDirFD lists the open directory fd through os.File, which owns and
+// closes a duplicate of fd (the caller keeps fd, to stat the entries
+// relative to it).
+func readDirFD(fd int, out []dirEnt) ([]dirEnt, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,6 +132,12 @@ func condition(cond string) (bool, error) {
 	switch cond {
 	case "rocm":
 		return haveROCm() || os.Getenv("CI") != "", nil
+	case "privatemounts":
+		// A mount namespace whose mounts do not reach the machine's: root,
+		// and / a mount point (in a chroot it is not, and unshare cannot
+		// make it private). Where it cannot be made, a script proves what it
+		// can without one.
+		return privateMounts(), nil
 	case "cargo":
 		// The scripts' workspaces take the cc crate from Debian's registry.
 		_, err := exec.LookPath("cargo")
@@ -139,6 +146,20 @@ func condition(cond string) (bool, error) {
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
+
+// privateMounts says whether unshare can make a private mount namespace
+// here (the test runs it once; it changes nothing outside the namespace).
+func privateMounts() bool {
+	privateMountsOnce.Do(func() {
+		privateMountsOK = exec.Command("unshare", "--mount", "--propagation", "private", "true").Run() == nil
+	})
+	return privateMountsOK
+}
+
+var (
+	privateMountsOnce sync.Once
+	privateMountsOK   bool
+)
 
 func orDefault(v, def string) string {
 	if v == "" {

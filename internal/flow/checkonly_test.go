@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,19 +17,10 @@ import (
 // invocation to the returned log, then run the real compilers.
 func recordingCompilers(t *testing.T) (log string) {
 	t.Helper()
-	dir := t.TempDir()
-	log = filepath.Join(dir, "invocations")
-	for name, real := range map[string]string{"CC": "cc", "CXX": "c++"} {
-		path, err := exec.LookPath(real)
-		if err != nil {
-			t.Fatal(err)
-		}
-		script := filepath.Join(dir, strings.ToLower(name)+"-recorder")
-		testutil.WriteFile(t, script, "#!/bin/sh\necho \""+name+" $*\" >> '"+log+"'\nexec '"+path+"' \"$@\"\n")
-		if err := os.Chmod(script, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv(name, script)
+	env, log := testutil.RecordingCompilers(t)
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
 	}
 	return log
 }

@@ -2,7 +2,6 @@ package cargoworkspace
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,27 +9,12 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
-// recordingCompilers makes CC and CXX stand-ins that append every
-// invocation to the returned log and run the real compilers: CMake takes
-// them for MLX's compiles and the cc crate for the bridge's (rustc links
-// with `cc` from PATH, which they do not replace).
+// recordingCompilers makes CC and CXX stand-ins that record every
+// invocation: CMake takes them for MLX's compiles and the cc crate for the
+// bridge's (rustc links with `cc` from PATH, which they do not replace).
 func recordingCompilers(t *testing.T) (env []string, log string) {
 	t.Helper()
-	dir := t.TempDir()
-	log = filepath.Join(dir, "invocations")
-	for name, real := range map[string]string{"CC": "cc", "CXX": "c++"} {
-		path, err := exec.LookPath(real)
-		if err != nil {
-			t.Fatal(err)
-		}
-		script := filepath.Join(dir, strings.ToLower(name)+"-recorder")
-		testutil.WriteFile(t, script, "#!/bin/sh\necho \""+name+" $*\" >> '"+log+"'\nexec '"+path+"' \"$@\"\n")
-		if err := os.Chmod(script, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		env = append(env, name+"="+script)
-	}
-	return env, log
+	return testutil.RecordingCompilers(t)
 }
 
 // TestCheckOnlyWorkspace runs the workspace as an editor, a lint job and

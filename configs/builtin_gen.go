@@ -771,14 +771,15 @@ func builtinCuda() *Spec {
 			Driver: []string{"cuda", "nvidia-ml", "nvidia-ptxjitcompiler", "nvidia-nvvm"},
 			Headers: []BundleHeaders{
 				{
-					Pos:  fail.Pos{File: "configs/cuda.yaml", Line: 158, Col: 7},
+					Pos:  fail.Pos{File: "configs/cuda.yaml", Line: 160, Col: 7},
 					From: "{toolchain.root}/include",
 					To:   "include",
 				},
 				{
-					Pos:    fail.Pos{File: "configs/cuda.yaml", Line: 159, Col: 7},
-					Define: "MLX_CCCL_DIR",
-					To:     "include/cccl",
+					Pos:        fail.Pos{File: "configs/cuda.yaml", Line: 161, Col: 7},
+					From:       "include",
+					Dependency: "cccl",
+					To:         "include/cccl",
 				},
 			},
 		},

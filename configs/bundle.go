@@ -30,14 +30,17 @@ type BundlePolicy struct {
 }
 
 // BundleHeaders is one header directory: From is a directory with
-// {toolchain.root}, or Define names the compile definition of MLX's build
-// whose value is the directory (MLX_CCCL_DIR); To is where it goes inside
-// the bundle (include/cccl).
+// {toolchain.root}; or Define names the compile definition of MLX's build
+// whose value is the directory (MLX_CCCL_DIR); or Dependency names a
+// dependency mlxbuild gave CMake (FetchContent), with From a folder inside
+// it (MLX's CCCL, whose folder MLX compiles in only for its tests). To is
+// where it goes inside the bundle (include/cccl).
 type BundleHeaders struct {
-	Pos    Pos    `json:"-"`
-	From   string `yaml:"from"`
-	Define string `yaml:"define"`
-	To     string `yaml:"to" required:"true"`
+	Pos        Pos    `json:"-"`
+	From       string `yaml:"from"`
+	Define     string `yaml:"define"`
+	Dependency string `yaml:"dependency"`
+	To         string `yaml:"to" required:"true"`
 }
 
 func validateBundle(b *BundlePolicy, pos func(string) Pos, ps *problems) {
@@ -62,8 +65,15 @@ func validateBundle(b *BundlePolicy, pos func(string) Pos, ps *problems) {
 	}
 	for i, h := range b.Headers {
 		at := pos(fmt.Sprintf("bundle.headers[%d]", i))
-		if (h.From == "") == (h.Define == "") {
-			ps.add(at, "a header entry has exactly one of from (a directory) and define (the MLX define naming one)")
+		switch {
+		case h.Dependency != "":
+			if h.Define != "" {
+				ps.add(at, "a header entry has exactly one of from (a directory), define (the MLX define naming one) and dependency (with from: a folder inside it)")
+			} else if err := safepath.CheckRel(h.From); h.From != "" && err != nil {
+				ps.add(at, "from %q must be a relative folder inside dependency %s (include)", h.From, h.Dependency)
+			}
+		case (h.From == "") == (h.Define == ""):
+			ps.add(at, "a header entry has exactly one of from (a directory), define (the MLX define naming one) and dependency (with from: a folder inside it)")
 		}
 		if err := safepath.CheckRel(h.To); err != nil || !strings.HasPrefix(h.To+"/", "include/") {
 			ps.add(at, "to %q must be a relative folder under include/ (include, include/cccl)", h.To)

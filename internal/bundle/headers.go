@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +18,22 @@ func (in Input) copyHeaders(p *configs.BundlePolicy, tmp string) ([]Headers, err
 	out := []Headers{}
 	for _, h := range p.Headers {
 		src, what := strings.ReplaceAll(h.From, "{toolchain.root}", in.ToolchainRoot), h.From
+		if h.Dependency != "" {
+			dir, found, err := dependencyDir(in.BuildDir, h.Dependency)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				// The system's copy was used (a toolkit new enough): an
+				// earlier entry (the toolkit's include/) holds it, or
+				// nothing does and the bundle cannot be made.
+				if isDir(filepath.Join(tmp, filepath.FromSlash(h.To))) {
+					continue
+				}
+				return nil, fmt.Errorf("%s: no FETCHCONTENT_SOURCE_DIR_%s, and no earlier header entry gave %s: the build did not take %s from mlxbuild's dependencies; build the backend again, or drop the entry from the spec's bundle.headers", filepath.Join(in.BuildDir, "CMakeCache.txt"), strings.ToUpper(h.Dependency), h.To, h.Dependency)
+			}
+			src, what = filepath.Join(dir, filepath.FromSlash(h.From)), path.Join("dependency "+h.Dependency, h.From)
+		}
 		if h.Define != "" {
 			what = "define " + h.Define
 			ninja := filepath.Join(in.BuildDir, "build.ninja")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
@@ -44,7 +45,11 @@ type APIDriftReport struct {
 	// many of them did not compile (each was tried, whatever the targets
 	// it waits for).
 	Units, FailedUnits int
-	CompileErrors      []FileErrors
+	// FailedAtPin are the failed units (tree-relative sources) that failed
+	// at source.pin too: counted in FailedUnits, but not the bump's, so
+	// none of their errors is listed.
+	FailedAtPin   []string
+	CompileErrors []FileErrors
 	// Undefined are the symbols of MLX (its namespace, or defined by the
 	// tree's objects at the pin) that the objects reference, none of them
 	// defines and a link with the system libraries would miss, that were
@@ -167,6 +172,12 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	rep.CompileErrors = cand.errors
 	if base != nil && base != cand {
 		rep.CompileErrors = withoutBaselineErrors(cand.errors, base.errors)
+		for src := range cand.failedSources {
+			if base.failedSources[src] {
+				rep.FailedAtPin = append(rep.FailedAtPin, src)
+			}
+		}
+		slices.Sort(rep.FailedAtPin)
 	}
 	if !cand.linked {
 		rep.Notes = append(rep.Notes, "no C++ compiler for a trial link: undefined symbols include those the system libraries define")
@@ -287,6 +298,9 @@ func (r *APIDriftReport) Render(w io.Writer) {
 	fmt.Fprintf(w, "%d of %d units compiled", r.Units-r.FailedUnits, r.Units)
 	if r.FailedUnits > 0 {
 		fmt.Fprintf(w, "; %d failed", r.FailedUnits)
+		if n := len(r.FailedAtPin); n > 0 {
+			fmt.Fprintf(w, " (%d also at the pin: %s)", n, strings.Join(r.FailedAtPin, ", "))
+		}
 	}
 	fmt.Fprintln(w)
 	for _, f := range r.CompileErrors {

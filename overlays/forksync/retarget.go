@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
@@ -20,6 +21,7 @@ import (
 // retargetOptions say which overlay's core files move to which MLX pin.
 type retargetOptions struct {
 	cacheRoot   string
+	backend     string   // whose overlay it is: names where the pre-images are kept ("" keeps none)
 	Overlay     string   // absolute
 	upstream    string   // MLX's repository: URL or absolute path
 	oldPin      string   // the pin the core files follow now (UPSTREAM's retargeted_to_mlx_pin, else source.pin)
@@ -169,6 +171,24 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	if len(res.merged) == 0 && len(res.conflicts) == 0 && !res.upstream {
 		return res, clearRetargetState(o.Overlay)
 	}
+	if o.backend != "" && res.from != res.to {
+		// The overlay before the bump, for apiDrift's baseline: every
+		// file this run changes, and every conflicted one the user will.
+		var changes []string
+		for p, b := range write {
+			if mine, ok := ours[p]; !ok || string(mine.data) != string(b.data) || mine.exec != b.exec {
+				changes = append(changes, p)
+			}
+		}
+		for _, c := range res.conflicts {
+			if !slices.Contains(changes, c.path) {
+				changes = append(changes, c.path)
+			}
+		}
+		if err := savePreimages(o.cacheRoot, o.backend, o.Overlay, res.from, res.to, changes); err != nil {
+			return nil, err
+		}
+	}
 	staged := retargetStageDir(o.Overlay)
 	conflicted, err := commit(o.Overlay, staged, write, nil, res.conflicts)
 	if err != nil {
@@ -256,7 +276,7 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, re
 	if ov == "" {
 		return "", retargetOptions{}, fail.Configf("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
 	}
-	o := retargetOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, upstream: upstreamRepo(cfg.Project), oldPin: cfg.Project.Source.Pin, newPin: newPin}
+	o := retargetOptions{cacheRoot: cfg.CacheRoot.Value, backend: name, Overlay: ov, upstream: upstreamRepo(cfg.Project), oldPin: cfg.Project.Source.Pin, newPin: newPin}
 	if pb := cfg.Project.Backends[name]; pb != nil && pb.Fork != nil {
 		o.backendDirs = pb.Fork.Dirs
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,8 +53,14 @@ func TestRetargetKeepsFirstPreimages(t *testing.T) {
 	if err := os.Remove(filepath.Join(f.overlay, "CMakeLists.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Retarget(context.Background(), o); err != nil {
+	res, err = Retarget(context.Background(), o)
+	if err != nil {
 		t.Fatalf("re-run after the resolution: %v", err)
+	}
+	var out strings.Builder
+	res.Render(&out)
+	if !strings.Contains(out.String(), "the overlay's files as they were before: "+pre.Dir+" (") {
+		t.Errorf("the summary does not say where the pre-images are:\n%s", out.String())
 	}
 	if again, err := ReadPreimages(f.cache, "rocm", f.p1, p2); err != nil || !reflect.DeepEqual(again, pre) {
 		t.Errorf("the re-run changed the pre-images: %+v, want %+v (%v)", again, pre, err)

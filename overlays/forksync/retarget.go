@@ -38,6 +38,7 @@ type retargetResult struct {
 	conflicts []conflict
 	staged    string // the staging directory left for a conflicted retarget
 	upstream  bool   // UPSTREAM's retargeted_to_mlx_pin was rewritten
+	preimages string // where the overlay's files before the retarget are kept ("" for none)
 }
 
 // RetargetConflictError is Retarget's error when a core file did not merge:
@@ -188,6 +189,7 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 		if err := savePreimages(o.cacheRoot, o.backend, o.Overlay, res.from, res.to, changes); err != nil {
 			return nil, err
 		}
+		res.preimages = PreimagesDir(o.cacheRoot, o.backend, res.from, res.to)
 	}
 	staged := retargetStageDir(o.Overlay)
 	conflicted, err := commit(o.Overlay, staged, write, nil, res.conflicts)
@@ -248,6 +250,9 @@ func (r *retargetResult) Render(w io.Writer) {
 		fmt.Fprint(w, "; UPSTREAM's retargeted_to_mlx_pin updated")
 	}
 	fmt.Fprintln(w)
+	if r.preimages != "" {
+		fmt.Fprintf(w, "the overlay's files as they were before: %s (overlay:apiDrift builds its baseline with them)\n", r.preimages)
+	}
 	fmt.Fprintln(w, "next: run overlay:apiDrift on the new pin for the API breaks, fix them in the overlay; then set source.pin to the new pin, build, run overlay:checkRecords and record every fix in LOCAL_FIXES.md")
 }
 

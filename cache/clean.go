@@ -18,9 +18,9 @@ const busyWait = 200 * time.Millisecond
 // rootEntries are the entries of the cache root that mlxbuild makes besides
 // the backends' directories: the pristine sources and git mirrors
 // (overlays.Pristine, forksync), fork sync's locks, overlay:apiDrift's
-// builds, the verified dependency store (internal/deps, deps:fetch) and
+// builds, overlay:retarget's pre-images (forksync.PreimagesDir), the verified dependency store (internal/deps, deps:fetch) and
 // the discovery memo every backend shares (Layout.Discovery).
-var rootEntries = []string{"src", "sync", "apidrift", depsEntry, discoveryEntry}
+var rootEntries = []string{"src", "sync", "apidrift", "retarget", depsEntry, discoveryEntry}
 
 // discoveryEntry is the root's folder of cached toolchain and tool
 // discovery (backends.memo); Layout.Discovery is its path.

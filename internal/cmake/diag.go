@@ -55,6 +55,13 @@ var (
 	requiredRe = lazyregexp.New(`^(\S.*?):(\d+):(?:(\d+):)?\s+required (?:from|by)\b`)
 	// noteRe matches a note after an error: "file:12:5: note: msg".
 	noteRe = lazyregexp.New(`^(\S.*?):(\d+):(?:(\d+):)? note: `)
+	// warningRe matches a warning of gcc or clang: "file:12:5: warning: msg".
+	warningRe = lazyregexp.New(`^\S.*?:\d+:(?:\d+:)? warning: `)
+	// contextRe matches the header gcc prints before a diagnostic's
+	// "required from" chain or its first line: "file: In instantiation of
+	// ‘...’:", "file: In member function ‘...’:", "file: In constructor
+	// ‘...’:", "file: At global scope:".
+	contextRe = lazyregexp.New(`^\S.*?: (?:In (?:[a-z]+ )*(?:function|constructor|destructor|instantiation|substitution)\b|At global scope:)`)
 )
 
 // ParseDiagnostics returns the errors in a build log in order, each once.
@@ -86,6 +93,14 @@ func ParseDiagnostics(log string) []Diagnostic {
 		if m := gccRe.FindStringSubmatch(line); m != nil && !strings.HasPrefix(m[1], "/usr/bin/ld") {
 			at := pos(m)
 			add(Diagnostic{File: at.File, Line: at.Line, Col: at.Col, Message: m[4]})
+			continue
+		}
+		// A warning ends the diagnostic before it and takes the
+		// "required from" chain printed for it, and the notes after it
+		// are its own; a context header starts the next diagnostic's
+		// chain. Neither is an error's.
+		if warningRe.MatchString(line) || contextRe.MatchString(line) {
+			last, required = -1, nil
 			continue
 		}
 		if m := requiredRe.FindStringSubmatch(line); m != nil {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
 func TestConfigureArgs(t *testing.T) {
@@ -271,5 +273,41 @@ func TestCMakeErrorInFetchContentSubbuild(t *testing.T) {
 	d, ok := cmakeError(out, source, filepath.Join(build, "_deps"))
 	if !ok || d.File != script || d.Line != 170 || d.Message != "Each download failed!" {
 		t.Errorf("cmakeError = %+v, %v; want %s:170", d, ok, script)
+	}
+}
+
+// TestParseDiagnosticsWarningEndsChain: gcc prints a warning's own
+// instantiation context ("In instantiation of" / "required from here")
+// before it; that chain is the warning's, not the next error's, whose own
+// chain (after its own context header) leads to the unit's .cpp. An error
+// after a warning's chain, without one of its own, has none. clang's notes
+// after a warning are the warning's, not the error's before it. (Stand-in
+// logs shaped like gcc 16's and clang 21's on the ROCm fork.)
+func TestParseDiagnosticsWarningEndsChain(t *testing.T) {
+	read := func(name string) []Diagnostic {
+		data, err := os.ReadFile(filepath.Join("testdata", "diag", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ParseDiagnostics(string(data))
+	}
+	ds := read("gcc-warning-then-error.txt")
+	if len(ds) != 2 {
+		t.Fatalf("gcc: %d diagnostics, want 2: %+v", len(ds), ds)
+	}
+	want := []fail.Pos{
+		{File: "/usr/include/c++/12/bits/alloc_traits.h", Line: 850, Col: 19},
+		{File: "/tree/mlx/backend/rocm/maker.cpp", Line: 9, Col: 30},
+		{File: "/usr/include/c++/12/bits/stl_construct.h", Line: 94, Col: 5},
+	}
+	if !reflect.DeepEqual(ds[0].Via, want) {
+		t.Errorf("gcc: the constructor error's context is %+v, want %+v (no warning's)", ds[0].Via, want)
+	}
+	if ds[1].File != "/tree/mlx/backend/rocm/maker.cpp" || len(ds[1].Via) != 0 {
+		t.Errorf("gcc: the second error %+v carries the warning's chain", ds[1])
+	}
+	ds = read("clang-error-then-warning.txt")
+	if len(ds) != 1 || len(ds[0].Via) != 0 {
+		t.Errorf("clang: %+v; want one error with no context (the notes after the warning are the warning's)", ds)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
@@ -44,7 +45,11 @@ type APIDriftReport struct {
 	// many of them did not compile (each was tried, whatever the targets
 	// it waits for).
 	Units, FailedUnits int
-	CompileErrors      []FileErrors
+	// FailedAtPin are the failed units (tree-relative sources) that failed
+	// at source.pin too: counted in FailedUnits, but not the bump's, so
+	// none of their errors is listed.
+	FailedAtPin   []string
+	CompileErrors []FileErrors
 	// Undefined are the symbols of MLX (its namespace, or defined by the
 	// tree's objects at the pin) that the objects reference, none of them
 	// defines and a link with the system libraries would miss, that were
@@ -73,8 +78,10 @@ func (r *APIDriftReport) Err() error {
 		return fmt.Errorf("could not configure the candidate %s: %s; that is no break of the overlay: fix the set-up (dependencies, toolchain) as for build:%s", shortID(r.Candidate), r.ConfigureError, r.Backend)
 	case r.Breaks() > 0:
 		return fmt.Errorf("the %s overlay has %s on MLX %s; fix them in the overlay (and record each in LOCAL_FIXES.md) before bumping the pin", r.Backend, plural.Count(r.Breaks(), "break"), shortID(r.Candidate))
-	case r.BuildFailed:
+	case r.Unparsed:
 		return fmt.Errorf("the build on MLX %s failed and no error could be read from its log: read %s", shortID(r.Candidate), r.LogPath)
+	case r.BuildFailed:
+		return fmt.Errorf("the build on MLX %s failed, with only the errors it has at source.pin %s too: no break of the bump, but the overlay does not build; read %s", shortID(r.Candidate), shortID(r.Pin), r.LogPath)
 	}
 	return nil
 }
@@ -141,7 +148,7 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 		rep.Notes = append(rep.Notes, note)
 	}
 	b := &driftBuild{p: p, upstream: upstream, progress: o.Progress}
-	cand, err := b.at(ctx, rep.Candidate)
+	cand, err := b.at(ctx, rep.Candidate, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +161,14 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	var base *buildOutcome
 	if baseline && rep.Candidate != proj.Source.Pin {
 		rep.Pin = proj.Source.Pin
-		if base, err = b.at(ctx, rep.Pin); err != nil {
+		pre, note, err := baselineOverlay(root, p.Backend, p.Config.Overlay(p.Backend), rep.Pin, rep.Candidate)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+		if base, err = b.at(ctx, rep.Pin, pre); err != nil {
 			return nil, err
 		}
 		if base.configureError != "" || len(base.errors) > 0 || base.unparsed {
@@ -167,6 +181,12 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 	rep.CompileErrors = cand.errors
 	if base != nil && base != cand {
 		rep.CompileErrors = withoutBaselineErrors(cand.errors, base.errors)
+		for src := range cand.failedSources {
+			if base.failedSources[src] {
+				rep.FailedAtPin = append(rep.FailedAtPin, src)
+			}
+		}
+		slices.Sort(rep.FailedAtPin)
 	}
 	if !cand.linked {
 		rep.Notes = append(rep.Notes, "no C++ compiler for a trial link: undefined symbols include those the system libraries define")
@@ -187,16 +207,43 @@ func APIDrift(ctx context.Context, o APIDriftOptions) (*APIDriftReport, error) {
 // retarget first: their stale copies break upstream files that include
 // them, and hide the real API breaks behind those effects.
 func retargetNote(overlay, candidate string) string {
+	to := retargetedTo(overlay)
+	if to == "" || to == candidate {
+		return ""
+	}
+	return fmt.Sprintf("the overlay's core files follow MLX %s, not the candidate: run overlay:retarget %s first (docs/pin-bump.md, part A), or the errors of stale core files hide the API breaks", shortID(to), candidate)
+}
+
+// retargetedTo is the MLX commit the overlay's core files follow
+// (UPSTREAM's retargeted_to_mlx_pin), "" when UPSTREAM does not say.
+func retargetedTo(overlay string) string {
 	data, err := os.ReadFile(filepath.Join(overlay, records.UpstreamName))
 	if err != nil {
 		return ""
 	}
 	up, _ := records.ParseUpstream(data)
-	f, ok := up.Get("retargeted_to_mlx_pin")
-	if !ok || f.Value == "" || f.Value == candidate {
-		return ""
+	f, _ := up.Get("retargeted_to_mlx_pin")
+	return f.Value
+}
+
+// baselineOverlay says which overlay the baseline at pin builds when the
+// overlay was retargeted from pin to the candidate: the overlay as it stood
+// before (pre, the retarget's pre-images), with a note saying so. Without
+// them the retargeted core files are built at the pin too, and whatever
+// they break there is not counted: the note says that and how to get them.
+// pre is nil, and note "", when the overlay was not retargeted to the
+// candidate.
+func baselineOverlay(root, backend, overlay, pin, candidate string) (pre *forksync.Preimages, note string, err error) {
+	if retargetedTo(overlay) != candidate {
+		return nil, "", nil
 	}
-	return fmt.Sprintf("the overlay's core files follow MLX %s, not the candidate: run overlay:retarget %s first (docs/pin-bump.md, part A), or the errors of stale core files hide the API breaks", shortID(f.Value), candidate)
+	if pre, err = forksync.ReadPreimages(root, backend, pin, candidate); err != nil {
+		return nil, "", err
+	}
+	if pre == nil {
+		return nil, fmt.Sprintf("the baseline at source.pin %s builds the overlay's retarget to %s: overlay:retarget kept no copy of the overlay as it was before (%s), so a break its core files cause at both pins is not counted; to count them, put the overlay back as it was before the retarget and run overlay:retarget %s again", shortID(pin), shortID(candidate), forksync.PreimagesDir(root, backend, pin, candidate), candidate), nil
+	}
+	return pre, fmt.Sprintf("the baseline at source.pin %s builds the overlay as it was before overlay:retarget (%s of the retarget kept in %s)", shortID(pin), plural.Count(len(pre.Files)+len(pre.Absent), "file"), pre.Dir), nil
 }
 
 // classifySymbols sorts the candidate's unresolved symbols: the bump's
@@ -287,6 +334,9 @@ func (r *APIDriftReport) Render(w io.Writer) {
 	fmt.Fprintf(w, "%d of %d units compiled", r.Units-r.FailedUnits, r.Units)
 	if r.FailedUnits > 0 {
 		fmt.Fprintf(w, "; %d failed", r.FailedUnits)
+		if n := len(r.FailedAtPin); n > 0 {
+			fmt.Fprintf(w, " (%d also at the pin: %s)", n, strings.Join(r.FailedAtPin, ", "))
+		}
 	}
 	fmt.Fprintln(w)
 	for _, f := range r.CompileErrors {
@@ -317,8 +367,10 @@ func (r *APIDriftReport) Render(w io.Writer) {
 	switch n := r.Breaks(); {
 	case n > 0:
 		fmt.Fprintf(w, "%s; build log: %s\n", plural.Count(n, "break"), r.LogPath)
-	case r.BuildFailed:
+	case r.Unparsed:
 		fmt.Fprintf(w, "the build failed and no error could be read from it: see %s\n", r.LogPath)
+	case r.BuildFailed:
+		fmt.Fprintf(w, "no break of the bump: the build fails only as it does at source.pin too; build log: %s\n", r.LogPath)
 	default:
 		fmt.Fprintln(w, "no API drift: the overlay builds on the candidate")
 	}

@@ -107,3 +107,34 @@ func TestClassifySymbols(t *testing.T) {
 		t.Errorf("%d of failed files, %d foreign; want 1 and 5", ofFailed, foreign)
 	}
 }
+
+// TestGroupErrorsAfterWarningChain: a constructor break reported in
+// stl_construct.h after a warning's own instantiation chain (which leads
+// to the overlay's module.h) is the .cpp's that made the object, as on the
+// ROCm fork (custom_kernel.cpp:246, not jit_module.h:138).
+func TestGroupErrorsAfterWarningChain(t *testing.T) {
+	root := t.TempDir()
+	tree, overlay := filepath.Join(root, "tree"), filepath.Join(root, "overlay")
+	for _, dir := range []string{tree, overlay} {
+		for _, f := range []string{"maker.cpp", "queue.h", "module.h"} {
+			path := filepath.Join(dir, "mlx", "backend", "rocm", f)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("..", "cmake", "testdata", "diag", "gcc-warning-then-error.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := groupErrors(cmake.ParseDiagnostics(strings.ReplaceAll(string(data), "/tree/", tree+"/")), tree, overlay)
+	if len(got) != 1 || got[0].File != "mlx/backend/rocm/maker.cpp" || len(got[0].Errors) != 2 {
+		t.Fatalf("grouped as %+v, want both errors under mlx/backend/rocm/maker.cpp", got)
+	}
+	if d := got[0].Errors[0]; d.Line != 9 || !strings.Contains(d.Message, "construct_at") {
+		t.Errorf("the constructor break is %+v, want it at maker.cpp:9", d)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/overlays"
+	"github.com/mlxbuild/mlxbuild/overlays/forksync"
 )
 
 // driftBuild builds the overlay on one pin after another.
@@ -63,7 +64,9 @@ func (p *Prepared) scratch(dir string) *Prepared {
 	return &q
 }
 
-func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) {
+// at builds the overlay at pin; with pre, the overlay as it was before the
+// retarget those pre-images were kept by (see baselineOverlay).
+func (b *driftBuild) at(ctx context.Context, pin string, pre *forksync.Preimages) (*buildOutcome, error) {
 	root := b.p.Config.CacheRoot.Value
 	dir := filepath.Join(root, "apidrift", b.p.Backend, shortID(pin))
 	q := b.p.scratch(dir)
@@ -87,6 +90,15 @@ func (b *driftBuild) at(ctx context.Context, pin string) (*buildOutcome, error) 
 		return nil, err
 	}
 	overlay := q.Config.Overlay(q.Backend)
+	if pre != nil {
+		// Copies that keep their mtimes: the materializer takes a newer
+		// mtime with the same content for a touch and recompiles.
+		view := filepath.Join(dir, "overlay")
+		if err := pre.OverlayView(overlay, view); err != nil {
+			return nil, err
+		}
+		overlay = view
+	}
 	// Materialize marks the HIP sources whose headers changed since the
 	// last run, as build:rocm's does: the fork's HIP compiles have no
 	// depfile, and the scratch build is kept between runs.

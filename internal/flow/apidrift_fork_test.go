@@ -11,20 +11,13 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
-// TestAPIDriftForkShapedBuild runs apiDrift on a stand-in shaped like the
-// real ROCm fork, with Debian's real ROCm toolchain: HIP sources compiled by
-// add_custom_command (no CMake HIP language) through the versioned
-// clang++-15 with the fork's -parallel-jobs (which that clang rejects: only
-// mlxbuild's launcher of custom commands makes them compile), `mlx` waiting
-// for the kernel library (add_dependencies), and a dependency fetched with
-// FetchContent from a URL that does not resolve (only the dependency
-// provider makes it configure). The candidate breaks one kernel API
-// (dtype_ctype renamed) and one C++ API (is_available returns int): both are
-// reported in one run, by overlay file, and the C++ units that wait for the
-// failed kernels were compiled all the same.
-func TestAPIDriftForkShapedBuild(t *testing.T) {
+// forkStandIn is the stand-in fork of TestAPIDriftForkShapedBuild: the
+// history, its candidate (dtype_ctype renamed, is_available returns int),
+// and apiDrift's options for it, without a baseline.
+func forkStandIn(t *testing.T) (h *testutil.ExampleHistory, candidate string, opts flow.APIDriftOptions) {
+	t.Helper()
 	testutil.NeedTools(t, "cmake", "ninja", "hipcc", "clang++-15", "git", "nm", "c++")
-	h := testutil.NewExampleHistory(t, examplesDir)
+	h = testutil.NewExampleHistory(t, examplesDir)
 	kernels := strings.Replace(forkStyleKernels, "-std=c++17", "-std=c++17 -parallel-jobs=2", 1)
 	if kernels == forkStyleKernels {
 		t.Fatal("forkStyleKernels changed: it no longer passes -std=c++17")
@@ -40,14 +33,8 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 		"\nbackends:\n  rocm:\n    overlay: patches\n    spec: "+spec+"\n    merge: extend\n")
 
 	read := func(rev, path string) string { return testutil.Git(t, h.MLX, "show", rev+":"+path) + "\n" }
-	edit := func(s, old, new string) string {
-		t.Helper()
-		if !strings.Contains(s, old) {
-			t.Fatalf("the example changed: %q is gone", old)
-		}
-		return strings.ReplaceAll(s, old, new)
-	}
-	candidate := h.Commit(t, "dtype_ctype is dtype_to_cstr; is_available returns the number of devices", map[string]string{
+	edit := func(s, old, new string) string { return editText(t, s, old, new) }
+	candidate = h.Commit(t, "dtype_ctype is dtype_to_cstr; is_available returns the number of devices", map[string]string{
 		"mlx/dtype.h":   edit(read(h.Pin, "mlx/dtype.h"), "dtype_ctype", "dtype_to_cstr"),
 		"mlx/ops.h":     edit(read(h.Pin, "mlx/ops.h"), "bool is_available();", "int is_available();"),
 		"mlx/c_api.cpp": read(h.Pin, "mlx/c_api.cpp"),
@@ -55,8 +42,24 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 			"bool is_available() {\n  return false;", "int is_available() {\n  return 0;"),
 	})
 	env := map[string]string{"MLX_ROCM_ARCHITECTURES": "gfx1030", "PATH": os.Getenv("PATH")}
-	opts := flow.APIDriftOptions{
+	opts = flow.APIDriftOptions{
 		Job: flow.Options{Dir: filepath.Dir(h.Project), Env: func(k string) string { return env[k] }}, Backend: "rocm", Candidate: candidate, NoBaseline: true}
+	return h, candidate, opts
+}
+
+// TestAPIDriftForkShapedBuild runs apiDrift on a stand-in shaped like the
+// real ROCm fork, with Debian's real ROCm toolchain: HIP sources compiled by
+// add_custom_command (no CMake HIP language) through the versioned
+// clang++-15 with the fork's -parallel-jobs (which that clang rejects: only
+// mlxbuild's launcher of custom commands makes them compile), `mlx` waiting
+// for the kernel library (add_dependencies), and a dependency fetched with
+// FetchContent from a URL that does not resolve (only the dependency
+// provider makes it configure). The candidate breaks one kernel API
+// (dtype_ctype renamed) and one C++ API (is_available returns int): both are
+// reported in one run, by overlay file, and the C++ units that wait for the
+// failed kernels were compiled all the same.
+func TestAPIDriftForkShapedBuild(t *testing.T) {
+	h, _, opts := forkStandIn(t)
 	rep, report := runDrift(t, opts)
 	if rep.ConfigureError != "" {
 		t.Fatalf("the candidate did not configure offline: %s", rep.ConfigureError)
@@ -100,7 +103,7 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 	// though their custom commands have no depfile.
 	for _, f := range []string{"mlx/backend/rocm/kernel_port.h", "mlx/backend/rocm/device.hip"} {
 		path := filepath.Join(h.Overlay, f)
-		testutil.WriteFile(t, path, edit(mustRead(t, path), "dtype_ctype", "dtype_to_cstr"))
+		testutil.WriteFile(t, path, editText(t, mustRead(t, path), "dtype_ctype", "dtype_to_cstr"))
 	}
 	again := func() *flow.APIDriftReport {
 		t.Helper()
@@ -123,4 +126,46 @@ func TestAPIDriftForkShapedBuild(t *testing.T) {
 	if planted != 1 || rep.FailedUnits != 3 {
 		t.Errorf("after a header edit: %d failed units, errors %+v; want device.hip and reduce.hip recompiled and failing on hip_kernel.h", rep.FailedUnits, rep.CompileErrors)
 	}
+}
+
+// editText is s with every old replaced by new; old must be there.
+func editText(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if !strings.Contains(s, old) {
+		t.Fatalf("the example changed: %q is gone", old)
+	}
+	return strings.ReplaceAll(s, old, new)
+}
+
+// TestAPIDriftKeptBaselineCompilesNoKernelTwice: as on the real fork, an
+// apiDrift run at source.pin itself (which builds the pin's scratch folder),
+// then one at the candidate, whose baseline is that kept folder: the
+// baseline's HIP kernels, compiled by the first run, are not compiled again,
+// nor on a third run.
+func TestAPIDriftKeptBaselineCompilesNoKernelTwice(t *testing.T) {
+	h, candidate, opts := forkStandIn(t)
+	opts.NoBaseline = false
+	atPin := opts
+	atPin.Candidate = h.Pin
+	rep, _ := runDrift(t, atPin)
+	baseLog := rep.LogPath
+	if n := hipCompiles(t, baseLog); n == 0 {
+		t.Fatalf("the run at the pin compiled no HIP kernel:\n%s", mustRead(t, baseLog))
+	}
+	for run := 2; run <= 3; run++ {
+		rep, _ = runDrift(t, opts)
+		if rep.Candidate != candidate || rep.Pin != h.Pin {
+			t.Fatalf("run %d: built %s against %s", run, rep.Candidate, rep.Pin)
+		}
+		if n := hipCompiles(t, baseLog); n != 0 {
+			t.Errorf("run %d compiled %d HIP kernels of the kept baseline again:\n%s", run, n, mustRead(t, baseLog))
+		}
+	}
+}
+
+// hipCompiles counts the HIP compiles a build log shows (the stand-in's
+// custom commands say "Compiling HIP source").
+func hipCompiles(t *testing.T, log string) int {
+	t.Helper()
+	return strings.Count(mustRead(t, log), "Compiling HIP source")
 }

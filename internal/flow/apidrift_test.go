@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlxbuild/mlxbuild/internal/cmake"
 	"github.com/mlxbuild/mlxbuild/internal/flow"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -126,4 +127,36 @@ func runDrift(t *testing.T, o flow.APIDriftOptions) (*flow.APIDriftReport, strin
 	rep.Render(&out)
 	t.Log(out.String())
 	return rep, out.String()
+}
+
+// TestAPIDriftRender: the report's exact text; a failed unit that failed at
+// the pin too is named in the units line, so the count of failures matches
+// the files listed.
+func TestAPIDriftRender(t *testing.T) {
+	rep := &flow.APIDriftReport{
+		Backend: "rocm", Pin: strings.Repeat("a", 40), Candidate: strings.Repeat("b", 40),
+		Dir: "/c/apidrift/rocm/bbbbbbbbbbbb", LogPath: "/c/apidrift/rocm/bbbbbbbbbbbb/build.log",
+		BuildFailed: true, Units: 143, FailedUnits: 4,
+		FailedAtPin: []string{"mlx/backend/rocm/gemms/hipblaslt_gemm.cpp"},
+		CompileErrors: []flow.FileErrors{{File: "mlx/backend/rocm/compiled.cpp", InOverlay: true,
+			Errors: []cmake.Diagnostic{{Line: 913, Message: "only 3 names provided for structured binding"}}}},
+		Undefined: []flow.Symbol{{Name: "mlx::core::Event::error() const", From: []string{"mlx/backend/rocm/event.cpp"}}},
+		Notes:     []string{"a note"},
+	}
+	var out strings.Builder
+	rep.Render(&out)
+	want := `rocm overlay on MLX bbbbbbbbbbbb (baseline: source.pin aaaaaaaaaaaa)
+scratch build: /c/apidrift/rocm/bbbbbbbbbbbb
+note: a note
+139 of 143 units compiled; 4 failed (1 also at the pin: mlx/backend/rocm/gemms/hipblaslt_gemm.cpp)
+compile errors in mlx/backend/rocm/compiled.cpp (overlay):
+  mlx/backend/rocm/compiled.cpp:913: only 3 names provided for structured binding
+undefined symbols (1):
+  mlx::core::Event::error() const
+    used by mlx/backend/rocm/event.cpp
+2 breaks; build log: /c/apidrift/rocm/bbbbbbbbbbbb/build.log
+`
+	if out.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)
+	}
 }

@@ -316,13 +316,20 @@ func TestRetarget(t *testing.T) {
 	sameSnap(t, snap(t, f.overlay), before)
 }
 
-func TestRetargetConflictLeavesOverlay(t *testing.T) {
-	f := newRefFixture(t)
-	p2 := f.mlx.commit("upstream touches the local tweak", map[string]string{
+// conflictingPin commits an upstream change that merges cleanly into the
+// overlay's ops.cpp, conflicts with its safetensors.cpp and removes
+// CMakeLists.txt, which the overlay carries: a retarget to it conflicts.
+func (f *refFixture) conflictingPin() string {
+	return f.mlx.commit("upstream touches the local tweak", map[string]string{
 		"mlx/ops.cpp":            lines("ops", 30, map[int]string{25: "ops upstream change", 28: "ops second upstream change"}),
 		"mlx/io/safetensors.cpp": lines("st", 30, map[int]string{3: "st upstream guard", 15: "st upstream rewrite"}),
 		"CMakeLists.txt":         removed,
 	})
+}
+
+func TestRetargetConflictLeavesOverlay(t *testing.T) {
+	f := newRefFixture(t)
+	p2 := f.conflictingPin()
 	before := snap(t, f.overlay)
 	o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: p2, backendDirs: []string{rocm}}
 	res, err := Retarget(context.Background(), o)
@@ -359,11 +366,7 @@ func TestRetargetConflictLeavesOverlay(t *testing.T) {
 // one that still holds a marker.
 func TestRetargetRerunAfterResolution(t *testing.T) {
 	f := newRefFixture(t)
-	p2 := f.mlx.commit("upstream touches the local tweak", map[string]string{
-		"mlx/ops.cpp":            lines("ops", 30, map[int]string{25: "ops upstream change", 28: "ops second upstream change"}),
-		"mlx/io/safetensors.cpp": lines("st", 30, map[int]string{3: "st upstream guard", 15: "st upstream rewrite"}),
-		"CMakeLists.txt":         removed,
-	})
+	p2 := f.conflictingPin()
 	o := retargetOptions{cacheRoot: f.cache, Overlay: f.overlay, upstream: f.mlx.dir, oldPin: f.p1, newPin: p2, backendDirs: []string{rocm}}
 	res, err := Retarget(context.Background(), o)
 	var ce *RetargetConflictError

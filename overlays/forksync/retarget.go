@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
@@ -20,6 +21,7 @@ import (
 // retargetOptions say which overlay's core files move to which MLX pin.
 type retargetOptions struct {
 	cacheRoot   string
+	backend     string   // whose overlay it is: names where the pre-images are kept ("" keeps none)
 	Overlay     string   // absolute
 	upstream    string   // MLX's repository: URL or absolute path
 	oldPin      string   // the pin the core files follow now (UPSTREAM's retargeted_to_mlx_pin, else source.pin)
@@ -36,6 +38,7 @@ type retargetResult struct {
 	conflicts []conflict
 	staged    string // the staging directory left for a conflicted retarget
 	upstream  bool   // UPSTREAM's retargeted_to_mlx_pin was rewritten
+	preimages string // where the overlay's files before the retarget are kept ("" for none)
 }
 
 // RetargetConflictError is Retarget's error when a core file did not merge:
@@ -169,6 +172,25 @@ func Retarget(ctx context.Context, o retargetOptions) (*retargetResult, error) {
 	if len(res.merged) == 0 && len(res.conflicts) == 0 && !res.upstream {
 		return res, clearRetargetState(o.Overlay)
 	}
+	if o.backend != "" && res.from != res.to {
+		// The overlay before the bump, for apiDrift's baseline: every
+		// file this run changes, and every conflicted one the user will.
+		var changes []string
+		for p, b := range write {
+			if mine, ok := ours[p]; !ok || string(mine.data) != string(b.data) || mine.exec != b.exec {
+				changes = append(changes, p)
+			}
+		}
+		for _, c := range res.conflicts {
+			if !slices.Contains(changes, c.path) {
+				changes = append(changes, c.path)
+			}
+		}
+		if err := savePreimages(o.cacheRoot, o.backend, o.Overlay, res.from, res.to, changes); err != nil {
+			return nil, err
+		}
+		res.preimages = PreimagesDir(o.cacheRoot, o.backend, res.from, res.to)
+	}
 	staged := retargetStageDir(o.Overlay)
 	conflicted, err := commit(o.Overlay, staged, write, nil, res.conflicts)
 	if err != nil {
@@ -228,6 +250,9 @@ func (r *retargetResult) Render(w io.Writer) {
 		fmt.Fprint(w, "; UPSTREAM's retargeted_to_mlx_pin updated")
 	}
 	fmt.Fprintln(w)
+	if r.preimages != "" {
+		fmt.Fprintf(w, "the overlay's files as they were before: %s (overlay:apiDrift builds its baseline with them)\n", r.preimages)
+	}
 	fmt.Fprintln(w, "next: run overlay:apiDrift on the new pin for the API breaks, fix them in the overlay; then set source.pin to the new pin, build, run overlay:checkRecords and record every fix in LOCAL_FIXES.md")
 }
 
@@ -256,7 +281,7 @@ func RetargetOptionsFor(cfg *configs.Config, backend, newPin string) (string, re
 	if ov == "" {
 		return "", retargetOptions{}, fail.Configf("backends.%s in %s has no overlay: nothing to retarget", name, cfg.Project.File)
 	}
-	o := retargetOptions{cacheRoot: cfg.CacheRoot.Value, Overlay: ov, upstream: upstreamRepo(cfg.Project), oldPin: cfg.Project.Source.Pin, newPin: newPin}
+	o := retargetOptions{cacheRoot: cfg.CacheRoot.Value, backend: name, Overlay: ov, upstream: upstreamRepo(cfg.Project), oldPin: cfg.Project.Source.Pin, newPin: newPin}
 	if pb := cfg.Project.Backends[name]; pb != nil && pb.Fork != nil {
 		o.backendDirs = pb.Fork.Dirs
 	}

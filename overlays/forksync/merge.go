@@ -49,7 +49,11 @@ func (m *merger) merge3(ctx context.Context, ours, base, theirs []byte, l labels
 			os.Remove(p)
 		}
 	}()
-	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Env: gitr.Env(), Args: []string{
+	// Run in the scratch folder: merge-file needs no repository, but git
+	// still reads the one around its working directory, and a broken one
+	// there (a worktree's .git naming a folder this root cannot see)
+	// is fatal to it.
+	res, err := proc.Run(ctx, proc.Cmd{Path: "git", Env: gitr.Env(), Dir: m.dir, Args: []string{
 		"merge-file", "-p", "--diff3",
 		"-L", l.ours, "-L", l.base, "-L", l.theirs,
 		"--", paths[0], paths[1], paths[2]}})

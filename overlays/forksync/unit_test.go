@@ -104,3 +104,22 @@ func TestMergeBinaryAndIdentical(t *testing.T) {
 		t.Errorf("the same change on both sides plus one more: %q %v %v", out, c, err)
 	}
 }
+
+// TestMergeIgnoresABrokenRepositoryAround: a project that is a git
+// worktree whose .git names a folder this root cannot see (a chroot) made
+// every merge fail with "not a git repository"; merge-file needs none.
+func TestMergeIgnoresABrokenRepositoryAround(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: /nonexistent/.git/worktrees/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(project)
+	m := &merger{dir: t.TempDir()}
+	got, conflict, err := m.merge3(context.Background(), []byte("A\nb\nc\nd\ne\n"), []byte("a\nb\nc\nd\ne\n"), []byte("a\nb\nc\nd\nE\n"), labels{"overlay", "old", "new"})
+	if err != nil || conflict {
+		t.Fatalf("merge in a folder with a broken .git: %v (conflict %v)", err, conflict)
+	}
+	if string(got) != "A\nb\nc\nd\nE\n" {
+		t.Errorf("merged %q", got)
+	}
+}

@@ -343,6 +343,10 @@ func (r *APIDriftReport) Render(w io.Writer) {
 		origin := "upstream"
 		if f.InOverlay {
 			origin = "overlay"
+		} else if filepath.IsAbs(f.File) {
+			// groupErrors names tree files relative to the tree: this one
+			// is the system's (a header of a package missing or too old).
+			origin = "outside the tree: the system's"
 		} else if len(f.Includes) > 0 {
 			origin = "upstream; it includes the overlay's " + strings.Join(f.Includes, ", ") + ": a core file not moved to the candidate is the likely cause"
 		}

@@ -139,7 +139,8 @@ func TestAPIDriftRender(t *testing.T) {
 		BuildFailed: true, Units: 143, FailedUnits: 4,
 		FailedAtPin: []string{"mlx/backend/rocm/gemms/hipblaslt_gemm.cpp"},
 		CompileErrors: []flow.FileErrors{{File: "mlx/backend/rocm/compiled.cpp", InOverlay: true,
-			Errors: []cmake.Diagnostic{{Line: 913, Message: "only 3 names provided for structured binding"}}}},
+			Errors: []cmake.Diagnostic{{Line: 913, Message: "only 3 names provided for structured binding"}}},
+			{File: "/usr/include/hipblaslt/hipblaslt.h", Errors: []cmake.Diagnostic{{Line: 49, Message: "hipblas-common/hipblas-common.h: No such file or directory"}}}},
 		Undefined: []flow.Symbol{{Name: "mlx::core::Event::error() const", From: []string{"mlx/backend/rocm/event.cpp"}}},
 		Notes:     []string{"a note"},
 	}
@@ -151,10 +152,12 @@ note: a note
 139 of 143 units compiled; 4 failed (1 also at the pin: mlx/backend/rocm/gemms/hipblaslt_gemm.cpp)
 compile errors in mlx/backend/rocm/compiled.cpp (overlay):
   mlx/backend/rocm/compiled.cpp:913: only 3 names provided for structured binding
+compile errors in /usr/include/hipblaslt/hipblaslt.h (outside the tree: the system's):
+  /usr/include/hipblaslt/hipblaslt.h:49: hipblas-common/hipblas-common.h: No such file or directory
 undefined symbols (1):
   mlx::core::Event::error() const
     used by mlx/backend/rocm/event.cpp
-2 breaks; build log: /c/apidrift/rocm/bbbbbbbbbbbb/build.log
+3 breaks; build log: /c/apidrift/rocm/bbbbbbbbbbbb/build.log
 `
 	if out.String() != want {
 		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)

@@ -43,6 +43,11 @@ type ToolchainKind struct {
 	// (the ROCm fork's .hip files), which no compiler launcher reaches:
 	// the build puts mlxbuild's own launcher in front of them.
 	CustomCommands bool
+	// RootHeader is the runtime header (under include/) whose presence
+	// makes a directory the toolchain's root for LocateRoot, and LastRoot
+	// the root it tries after the spec's (nil or "" for none).
+	RootHeader string
+	LastRoot   func() string
 	// Probe is a program the architecture probes run that doctor looks
 	// for, and ProbeMissing and ProbeFix what it says without it.
 	Probe, ProbeMissing, ProbeFix string
@@ -74,23 +79,45 @@ type HostCompilerChecker interface {
 	CheckHostCompiler(env func(string) string, defines map[string]string) error
 }
 
-// locator is a ToolchainKind's Locate made of a backend's two locators:
-// the one that asks afresh and the one that keeps its answer in a
-// directory.
-func locator[T Toolchain](fresh func(env func(string) string) (T, error), cached func(env func(string) string, dir string) (T, error)) func(func(string) string, string) (Toolchain, error) {
+// locator is a ToolchainKind's Locate made of a backend's one discovery
+// function: with no directory it asks afresh; with one, its answer is
+// kept there under key (see memo) and used while the files and variables
+// discovery read (its witness) are unchanged. Errors are not kept, so a
+// fix is seen at once.
+func locator[T any, P interface {
+	*T
+	Toolchain
+	memoResult
+}](key string, discover func(env func(string) string, w *witness) (P, error)) func(func(string) string, string) (Toolchain, error) {
 	return func(env func(string) string, dir string) (Toolchain, error) {
-		var found T
-		var err error
-		if dir == "" {
-			found, err = fresh(env)
-		} else {
-			found, err = cached(env, dir)
-		}
+		found, err := locateCached(key, env, dir, discover)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}
 		return found, nil
 	}
+}
+
+// locateCached is discover's answer, kept in dir under key ("" keeps
+// nothing and asks afresh).
+func locateCached[T any, P interface {
+	*T
+	memoResult
+}](key string, env func(string) string, dir string, discover func(env func(string) string, w *witness) (P, error)) (P, error) {
+	if dir == "" {
+		return discover(env, nil)
+	}
+	m := memo{dir: dir}
+	if kept := P(new(T)); m.load(key, env, kept) {
+		return kept, nil
+	}
+	w := newWitness()
+	found, err := discover(env, w)
+	if err != nil {
+		return nil, err
+	}
+	m.store(key, w, found)
+	return found, nil
 }
 
 var registry []*Backend

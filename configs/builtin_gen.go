@@ -8,6 +8,13 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
 
+// builtinNames are the embedded specs' backends, in the order package
+// backends registers them; builtinToolchains the toolchains they name.
+var (
+	builtinNames      = []string{"cpu", "rocm", "cuda", "metal"}
+	builtinToolchains = []string{"rocm", "cuda"}
+)
+
 // generated returns a fresh copy of the built-in spec of a backend and
 // its fingerprint; ok is false for a name that has none.
 func generated(name string) (s *Spec, fingerprint string, ok bool) {

@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs/internal/golit"
@@ -19,12 +20,23 @@ const generateCommand = "go generate ./configs"
 // formats it with go/format; it lives here, not in the generator, because
 // it needs the package's unexported parser.
 func builtinSource() ([]byte, error) {
+	embedded, _, err := embeddedNames()
+	if err != nil {
+		return nil, err
+	}
+	if !sameSet(embedded, Names) {
+		return nil, fmt.Errorf("the embedded specs declare backends %s, the registry in package backends %s: each backend needs both its configs/<name>.yaml and its Go file's register call", strings.Join(embedded, ", "), strings.Join(Names, ", "))
+	}
 	p := &golit.Printer{Local: reflect.TypeOf(Spec{}).PkgPath()}
 	var funcs, cases strings.Builder
+	var toolchains []string
 	for _, name := range Names {
 		s, err := parseEmbedded(name)
 		if err != nil {
 			return nil, err
+		}
+		if s.Toolchain != nil {
+			toolchains = append(toolchains, s.Toolchain.Name)
 		}
 		lit, err := p.Expr(s)
 		if err != nil {
@@ -47,6 +59,9 @@ func builtinSource() ([]byte, error) {
 		}
 		b.WriteString(")\n\n")
 	}
+	b.WriteString("// builtinNames are the embedded specs' backends, in the order package\n")
+	b.WriteString("// backends registers them; builtinToolchains the toolchains they name.\n")
+	fmt.Fprintf(&b, "var (\nbuiltinNames = %#v\nbuiltinToolchains = %#v\n)\n\n", Names, toolchains)
 	b.WriteString("// generated returns a fresh copy of the built-in spec of a backend and\n")
 	b.WriteString("// its fingerprint; ok is false for a name that has none.\n")
 	b.WriteString("func generated(name string) (s *Spec, fingerprint string, ok bool) {\nswitch name {\n")
@@ -54,4 +69,12 @@ func builtinSource() ([]byte, error) {
 	b.WriteString("}\nreturn nil, \"\", false\n}\n")
 	b.WriteString(funcs.String())
 	return []byte(b.String()), nil
+}
+
+// sameSet reports whether a and b hold the same names, each once.
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y) && len(slices.Compact(x)) == len(a)
 }

@@ -5,11 +5,13 @@ package configs
 import "go/format"
 
 // GeneratedSource is builtin_gen.go as it must be for the embedded specs,
-// formatted. Only the generator (go run -tags specgen
+// formatted, listing the backends in order (package backends' registry,
+// which the generator reads: configs cannot import it). Only the generator (go run -tags specgen
 // ./configs/internal/specgen) sees it: the tag leaves out builtin_gen.go,
 // so the generator compiles even when that file is stale against a
 // changed Spec type.
-func GeneratedSource() ([]byte, error) {
+func GeneratedSource(order []string) ([]byte, error) {
+	Names = order
 	src, err := builtinSource()
 	if err != nil {
 		return nil, err
@@ -25,4 +27,17 @@ func generated(name string) (*Spec, string, bool) {
 		return nil, "", false
 	}
 	return s, hashSpec(s), true
+}
+
+// builtinNames and builtinToolchains stand in for builtin_gen.go's: the
+// embedded files', in file name order, until GeneratedSource is given the
+// display order.
+var builtinNames, builtinToolchains = mustEmbeddedNames()
+
+func mustEmbeddedNames() ([]string, []string) {
+	names, toolchains, err := embeddedNames()
+	if err != nil {
+		panic(err)
+	}
+	return names, toolchains
 }

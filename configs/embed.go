@@ -15,7 +15,8 @@ import "embed"
 //
 //go:generate go run -tags specgen ./internal/specgen -o builtin_gen.go
 
-// specFS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
+// specFS holds configs/<backend>.yaml for every backend: they define the
+// set of backend names (see Names).
 //
 //go:embed *.yaml
 var specFS embed.FS

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
@@ -24,7 +25,7 @@ import (
 func main() {
 	out := flag.String("o", "builtin_gen.go", "the file to write")
 	flag.Parse()
-	src, err := configs.GeneratedSource()
+	src, err := configs.GeneratedSource(backends.Names())
 	if err == nil {
 		err = atomicfile.Write(*out, src, 0o644)
 	}

@@ -25,8 +25,9 @@ type Backend struct {
 	// Resolve resolves its GPU architectures with a spec's options; nil
 	// for a backend without architectures.
 	Resolve func(ctx context.Context, o arch.Options) (arch.Result, error)
-	// order places it in Names, the order the specs are listed in.
-	order int
+	// Order places it in Names; configs.Names (the embedded specs, which
+	// go generate ./configs orders by it) lists the same order.
+	Order int
 }
 
 // ToolchainKind is how one backend's toolchain is found and what doctor
@@ -122,10 +123,11 @@ func locateCached[T any, P interface {
 
 var registry []*Backend
 
-// register adds a backend; its file calls it from init.
-func register(b *Backend) {
+// Register adds a backend; its file calls it from init, beside its spec
+// configs/<name>.yaml: nothing else lists backends.
+func Register(b *Backend) {
 	registry = append(registry, b)
-	slices.SortFunc(registry, func(x, y *Backend) int { return x.order - y.order })
+	slices.SortStableFunc(registry, func(x, y *Backend) int { return x.Order - y.Order })
 }
 
 // Names are the registered backends, in the order the specs list them.

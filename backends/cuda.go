@@ -149,7 +149,7 @@ func (c *cudaToolkit) String() string {
 }
 
 func init() {
-	register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, order: 2, Toolchain: &ToolchainKind{
+	Register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, Order: 2, Toolchain: &ToolchainKind{
 		Locate: locator("cuda", locateCUDA),
 		Title:  "CUDA toolkit", Env: "CUDA_HOME", // the locator's error says what to do
 		RootHeader: "cuda_runtime.h", LastRoot: nvccRoot,

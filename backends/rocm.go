@@ -313,7 +313,7 @@ func (r *rocmToolchain) String() string {
 }
 
 func init() {
-	register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, order: 1, Toolchain: &ToolchainKind{
+	Register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, Order: 1, Toolchain: &ToolchainKind{
 		Locate: locator("rocm", locateROCm),
 		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true, RootHeader: filepath.Join("hip", "hip_runtime.h"),
 		Install: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH",

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -49,6 +50,24 @@ var VerifyChecks = []VerifyCheck{
 	{Name: "rules", Section: "rules", Folder: "rules_scope", Scope: "tree", Undeclared: "source rules"},
 	{Name: "link", Section: "link", NeedsBuild: true},
 	{Name: "gpu_code", NeedsBuild: true},
+}
+
+// AddVerifyCheck adds a check to VerifyChecks, so a spec's verify: list
+// may name it (package flow's RegisterCheck calls it with the check's
+// maker). Its Section and Folder must be keys of the project file's
+// verify section, which this package's schema declares.
+func AddVerifyCheck(c VerifyCheck) error {
+	if _, ok := VerifyCheckNamed(c.Name); ok || c.Name == "" {
+		return fmt.Errorf("configs: verify check %q is empty or exists already", c.Name)
+	}
+	var v Verify
+	for _, key := range []string{c.Section, c.Folder} {
+		if key != "" && !v.section(key).IsValid() {
+			return fmt.Errorf("configs: verify check %s names %q, which is no key of the project file's verify section", c.Name, key)
+		}
+	}
+	VerifyChecks = append(VerifyChecks, c)
+	return nil
 }
 
 // VerifyCheckNamed is the check called name.

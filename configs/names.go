@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -16,38 +15,18 @@ import (
 // the project file's backends: keys read this one.
 var Names = slices.Clone(builtinNames)
 
-// baseTools are the tools every spec may constrain; each backend's
-// toolchain (builtinToolchains, and added specs') joins them.
-var baseTools = []string{"cmake", "ninja", "git"}
+// knownTools are the tools a spec's constraints: may name: these, and
+// each backend's toolchain (builtinToolchains, then added specs').
+var knownTools = append([]string{"cmake", "ninja", "git"}, builtinToolchains...)
 
-// added holds the specs AddSpec took, by backend, and the toolchains they
-// name; addedMu guards both and Names' growth.
-var (
-	addedMu         sync.Mutex
-	added           = map[string]addedSpec{}
-	addedToolchains []string
-)
-
-type addedSpec struct {
-	file string
-	data []byte
-}
-
-// knownConstraints are the tools a spec's constraints: may name.
-func knownConstraints() []string {
-	addedMu.Lock()
-	defer addedMu.Unlock()
-	return slices.Concat(baseTools, builtinToolchains, addedToolchains)
-}
+// added holds the content of the specs AddSpec took, by backend.
+var added = map[string][2]string{}
 
 // NamesJoined is Names as prose: "cpu, rocm, cuda and metal" with word
 // "and".
 func NamesJoined(word string) string {
-	n := len(Names)
-	if n < 2 {
-		return strings.Join(Names, "")
-	}
-	return strings.Join(Names[:n-1], ", ") + " " + word + " " + Names[n-1]
+	last := len(Names) - 1
+	return strings.Join(Names[:last], ", ") + " " + word + " " + Names[last]
 }
 
 // specHead is what a spec says of its name and its toolchain's, read
@@ -62,11 +41,12 @@ type specHead struct {
 
 func readHead(file string, data []byte) (specHead, error) {
 	var h specHead
-	if err := yaml.Unmarshal(data, &h); err != nil {
-		return h, fmt.Errorf("%s: %w", file, err)
+	err := yaml.Unmarshal(data, &h)
+	if err == nil && h.Backend == "" {
+		err = fmt.Errorf("no backend: key")
 	}
-	if h.Backend == "" {
-		return h, fmt.Errorf("%s: no backend: key", file)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", file, err)
 	}
 	return h, nil
 }
@@ -75,14 +55,8 @@ func readHead(file string, data []byte) (specHead, error) {
 // name order, and the toolchains they name.
 func embeddedNames() (names, toolchains []string, err error) {
 	entries, err := specFS.ReadDir(".")
-	if err != nil {
-		return nil, nil, err
-	}
 	for _, e := range entries {
-		data, err := specFS.ReadFile(e.Name())
-		if err != nil {
-			return nil, nil, err
-		}
+		data, _ := specFS.ReadFile(e.Name())
 		h, err := readHead("configs/"+e.Name(), data)
 		if err != nil {
 			return nil, nil, err
@@ -92,57 +66,47 @@ func embeddedNames() (names, toolchains []string, err error) {
 			toolchains = append(toolchains, h.Toolchain.Name)
 		}
 	}
-	return names, toolchains, nil
+	return names, toolchains, err
 }
 
 // AddSpec adds a backend from its spec file's content, as if it were
 // embedded: Names lists it (last), Builtin returns it, validation accepts
 // its name and its toolchain's. A backend is its spec plus its
 // registration in package backends; this is the spec's half for one that
-// this binary does not embed (a test's).
+// this binary does not embed (a test's). Like that registration, it is
+// made before any concurrent use of this package.
 func AddSpec(file string, data []byte) error {
 	h, err := readHead(file, data)
 	if err != nil {
 		return err
 	}
-	addedMu.Lock()
 	if slices.Contains(Names, h.Backend) {
-		addedMu.Unlock()
 		return fmt.Errorf("%s: backend %q exists already", file, h.Backend)
 	}
-	Names = append(Names, h.Backend)
+	names, tools := Names, knownTools
+	Names = append(slices.Clip(Names), h.Backend)
 	if h.Toolchain.Name != "" {
-		addedToolchains = append(addedToolchains, h.Toolchain.Name)
+		knownTools = append(slices.Clip(knownTools), h.Toolchain.Name)
 	}
-	added[h.Backend] = addedSpec{file, data}
-	addedMu.Unlock()
+	added[h.Backend] = [2]string{file, string(data)}
 	// Validated as the embedded specs are, once its names are known.
 	if _, err := Builtin(h.Backend); err != nil {
-		addedMu.Lock()
-		Names = slices.DeleteFunc(Names, func(n string) bool { return n == h.Backend })
-		addedToolchains = slices.DeleteFunc(addedToolchains, func(n string) bool { return n == h.Toolchain.Name })
+		Names, knownTools = names, tools
 		delete(added, h.Backend)
-		addedMu.Unlock()
 		return err
 	}
 	return nil
 }
 
 // addedBuiltin parses an added spec afresh, as parseEmbedded does an
-// embedded one.
-func addedBuiltin(name string) (*Spec, string, bool, error) {
-	addedMu.Lock()
+// embedded one; ok is false for a name AddSpec did not take.
+func addedBuiltin(name string) (s *Spec, fingerprint string, ok bool, err error) {
 	a, ok := added[name]
-	addedMu.Unlock()
 	if !ok {
 		return nil, "", false, nil
 	}
-	s, err := parseWholeSpec(a.file, a.data)
-	if err != nil {
+	if s, err = parseWholeSpec(a[0], []byte(a[1])); err != nil {
 		return nil, "", true, err
-	}
-	if s.Backend != name {
-		return nil, "", true, fmt.Errorf("%s declares backend %q", a.file, s.Backend)
 	}
 	return s, hashSpec(s), true, nil
 }

@@ -10,9 +10,49 @@ import (
 
 // builtinNames are the embedded specs' backends, in the order package
 // backends registers them; builtinToolchains the toolchains they name.
+// builtinVerifyChecks are package flow's built-in verify checks.
 var (
-	builtinNames      = []string{"cpu", "rocm", "cuda", "metal"}
-	builtinToolchains = []string{"rocm", "cuda"}
+	builtinNames        = []string{"cpu", "rocm", "cuda", "metal"}
+	builtinToolchains   = []string{"rocm", "cuda"}
+	builtinVerifyChecks = []VerifyCheck{
+		{Name: "config"},
+		{Name: "records", Section: "records", Folder: "records", Scope: "overlay"},
+		{Name: "integrity", NeedsBuild: true},
+		{Name: "kernel_keys", Section: "kernel_keys", Folder: "kernel_keys", Scope: "overlay"},
+		{Name: "wave32", Section: "wave32", Folder: "wave32", Scope: "overlay"},
+		{
+			Name:       "hygiene",
+			Section:    "hygiene",
+			Folder:     "hygiene",
+			Scope:      "overlay",
+			Undeclared: "vendored/owned files",
+		},
+		{
+			Name:       "kernel_ports",
+			Section:    "kernel_ports",
+			Folder:     "kernel_ports",
+			Scope:      "repo",
+			Undeclared: "launchers",
+		},
+		{
+			Name:       "license_headers",
+			Section:    "license_headers",
+			Folder:     "license_headers",
+			Scope:      "repo",
+			Undeclared: "owned files",
+		},
+		{
+			Name:       "cross_refs",
+			Section:    "cross_refs",
+			Folder:     "cross_refs",
+			Scope:      "repo",
+			Undeclared: "files",
+		},
+		{Name: "isolation", NeedsBuild: true},
+		{Name: "rules", Section: "rules", Folder: "rules_scope", Scope: "tree", Undeclared: "source rules"},
+		{Name: "link", Section: "link", NeedsBuild: true},
+		{Name: "gpu_code", NeedsBuild: true},
+	}
 )
 
 // generated returns a fresh copy of the built-in spec of a backend and

@@ -61,7 +61,12 @@ func builtinSource() ([]byte, error) {
 	}
 	b.WriteString("// builtinNames are the embedded specs' backends, in the order package\n")
 	b.WriteString("// backends registers them; builtinToolchains the toolchains they name.\n")
-	fmt.Fprintf(&b, "var (\nbuiltinNames = %#v\nbuiltinToolchains = %#v\n)\n\n", Names, toolchains)
+	checks, err := p.Expr(VerifyChecks)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("// builtinVerifyChecks are package flow's built-in verify checks.\n")
+	fmt.Fprintf(&b, "var (\nbuiltinNames = %#v\nbuiltinToolchains = %#v\nbuiltinVerifyChecks = %s\n)\n\n", Names, toolchains, checks)
 	b.WriteString("// generated returns a fresh copy of the built-in spec of a backend and\n")
 	b.WriteString("// its fingerprint; ok is false for a name that has none.\n")
 	b.WriteString("func generated(name string) (s *Spec, fingerprint string, ok bool) {\nswitch name {\n")

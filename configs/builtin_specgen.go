@@ -5,13 +5,14 @@ package configs
 import "go/format"
 
 // GeneratedSource is builtin_gen.go as it must be for the embedded specs,
-// formatted, listing the backends in order (package backends' registry,
-// which the generator reads: configs cannot import it). Only the generator (go run -tags specgen
+// formatted, with the backends in order (package backends' registry) and
+// the verify checks (package flow's): the generator reads both, as
+// configs cannot import either. Only the generator (go run -tags specgen
 // ./configs/internal/specgen) sees it: the tag leaves out builtin_gen.go,
 // so the generator compiles even when that file is stale against a
 // changed Spec type.
-func GeneratedSource(order []string) ([]byte, error) {
-	Names = order
+func GeneratedSource(order []string, checks []VerifyCheck) ([]byte, error) {
+	Names, VerifyChecks = order, checks
 	src, err := builtinSource()
 	if err != nil {
 		return nil, err
@@ -29,10 +30,12 @@ func generated(name string) (*Spec, string, bool) {
 	return s, hashSpec(s), true
 }
 
-// builtinNames and builtinToolchains stand in for builtin_gen.go's: the
-// embedded files', in file name order, until GeneratedSource is given the
-// display order.
+// builtinNames, builtinToolchains and builtinVerifyChecks stand in for
+// builtin_gen.go's: the embedded files', in file name order, and no
+// checks, until GeneratedSource is given the generator's.
 var builtinNames, builtinToolchains = mustEmbeddedNames()
+
+var builtinVerifyChecks []VerifyCheck
 
 func mustEmbeddedNames() ([]string, []string) {
 	names, toolchains, err := embeddedNames()

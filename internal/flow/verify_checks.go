@@ -24,38 +24,67 @@ type CheckInput struct {
 // done where it needs one (Prepared.check decides).
 type CheckMaker func(ctx context.Context, p *Prepared, in CheckInput) (verify.Check, error)
 
-// RegisterCheck adds a check to verify: its entry (name, project-file
-// section, default scope, whether it needs the build) to the table a
-// spec's verify: list is validated against, and its maker here. A check
-// added this way is one file; the built-in checks' entries stay in
-// configs.VerifyChecks, because configs validates the embedded specs'
-// verify: lists (and declares each section's schema) without this package.
+// checkDef is one verify check: its entry (name, project-file section
+// and folder, default scope, whether it needs the build: see
+// configs.VerifyCheck) beside its maker.
+type checkDef struct {
+	entry configs.VerifyCheck
+	make  CheckMaker
+}
+
+// builtinChecks are verify's checks, each one line, in the order a spec's
+// verify: list is checked against and named in messages. go generate
+// ./configs copies their entries into configs (builtin_gen.go), which
+// validates the specs without this package; TestConfigsCopiesTheBuiltinChecks
+// keeps that copy true. config's maker is nil: Verify reports it.
+var builtinChecks = []checkDef{
+	{configs.VerifyCheck{Name: "config"}, nil},
+	{configs.VerifyCheck{Name: "records", Section: "records", Folder: "records", Scope: "overlay"}, recordsCheck},
+	{configs.VerifyCheck{Name: "integrity", NeedsBuild: true}, integrityCheck},
+	// Undeclared, kernel_keys reads the backend's own sources, the overlay:
+	// the JIT-key rule needs no list to hold.
+	{configs.VerifyCheck{Name: "kernel_keys", Section: "kernel_keys", Folder: "kernel_keys", Scope: "overlay"}, kernelKeysCheck},
+	{configs.VerifyCheck{Name: "wave32", Section: "wave32", Folder: "wave32", Scope: "overlay"}, wave32Check},
+	{configs.VerifyCheck{Name: "hygiene", Section: "hygiene", Folder: "hygiene", Scope: "overlay", Undeclared: "vendored/owned files"}, hygieneCheck},
+	{configs.VerifyCheck{Name: "kernel_ports", Section: "kernel_ports", Folder: "kernel_ports", Scope: "repo", Undeclared: "launchers"}, kernelPortsCheck},
+	{configs.VerifyCheck{Name: "license_headers", Section: "license_headers", Folder: "license_headers", Scope: "repo", Undeclared: "owned files"}, licenseHeadersCheck},
+	{configs.VerifyCheck{Name: "cross_refs", Section: "cross_refs", Folder: "cross_refs", Scope: "repo", Undeclared: "files"}, crossRefsCheck},
+	{configs.VerifyCheck{Name: "isolation", NeedsBuild: true}, isolationCheck},
+	{configs.VerifyCheck{Name: "rules", Section: "rules", Folder: "rules_scope", Scope: "tree", Undeclared: "source rules"}, rulesCheck},
+	{configs.VerifyCheck{Name: "link", Section: "link", NeedsBuild: true}, func(ctx context.Context, p *Prepared, in CheckInput) (verify.Check, error) {
+		return p.linkCheck(ctx, in.Decl)
+	}},
+	{configs.VerifyCheck{Name: "gpu_code", NeedsBuild: true}, func(_ context.Context, p *Prepared, _ CheckInput) (verify.Check, error) { return p.gpuCodeCheck(), nil }},
+}
+
+// BuiltinVerifyChecks are the entries of verify's built-in checks, for go
+// generate ./configs.
+func BuiltinVerifyChecks() []configs.VerifyCheck {
+	entries := make([]configs.VerifyCheck, len(builtinChecks))
+	for i, c := range builtinChecks {
+		entries[i] = c.entry
+	}
+	return entries
+}
+
+// checkMakers has a maker for every check of configs.VerifyChecks
+// (TestEveryVerifyCheckHasAMaker).
+var checkMakers = func() map[string]CheckMaker {
+	m := map[string]CheckMaker{}
+	for _, c := range builtinChecks {
+		m[c.entry.Name] = c.make
+	}
+	return m
+}()
+
+// RegisterCheck adds a check to verify from one file: its entry to the
+// table a spec's verify: list is validated against, and its maker here.
 func RegisterCheck(entry configs.VerifyCheck, mk CheckMaker) error {
 	if err := configs.AddVerifyCheck(entry); err != nil {
 		return err
 	}
 	checkMakers[entry.Name] = mk
 	return nil
-}
-
-// checkMakers has a maker for every check of configs.VerifyChecks
-// (TestEveryVerifyCheckHasAMaker); config's is nil, as Verify reports it.
-var checkMakers = map[string]CheckMaker{
-	"config":          nil,
-	"records":         recordsCheck,
-	"integrity":       integrityCheck,
-	"kernel_keys":     kernelKeysCheck,
-	"wave32":          wave32Check,
-	"hygiene":         hygieneCheck,
-	"kernel_ports":    kernelPortsCheck,
-	"license_headers": licenseHeadersCheck,
-	"cross_refs":      crossRefsCheck,
-	"isolation":       isolationCheck,
-	"rules":           rulesCheck,
-	"link": func(ctx context.Context, p *Prepared, in CheckInput) (verify.Check, error) {
-		return p.linkCheck(ctx, in.Decl)
-	},
-	"gpu_code": func(_ context.Context, p *Prepared, _ CheckInput) (verify.Check, error) { return p.gpuCodeCheck(), nil },
 }
 
 func recordsCheck(_ context.Context, p *Prepared, in CheckInput) (verify.Check, error) {

@@ -20,12 +20,13 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
+	"github.com/mlxbuild/mlxbuild/internal/flow"
 )
 
 func main() {
 	out := flag.String("o", "builtin_gen.go", "the file to write")
 	flag.Parse()
-	src, err := configs.GeneratedSource(backends.Names())
+	src, err := configs.GeneratedSource(backends.Names(), flow.BuiltinVerifyChecks())
 	if err == nil {
 		err = atomicfile.Write(*out, src, 0o644)
 	}

@@ -25,7 +25,7 @@ func builtinSource() ([]byte, error) {
 		return nil, err
 	}
 	if !sameSet(embedded, Names) {
-		return nil, fmt.Errorf("the embedded specs declare backends %s, the registry in package backends %s: each backend needs both its configs/<name>.yaml and its Go file's register call", strings.Join(embedded, ", "), strings.Join(Names, ", "))
+		return nil, fmt.Errorf("the embedded specs declare backends %s, the registry in package backends %s: each backend needs both its configs/<name>.yaml and its Go file's backends.Register call", strings.Join(embedded, ", "), strings.Join(Names, ", "))
 	}
 	p := &golit.Printer{Local: reflect.TypeOf(Spec{}).PkgPath()}
 	var funcs, cases strings.Builder
@@ -76,10 +76,7 @@ func builtinSource() ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// sameSet reports whether a and b hold the same names, each once.
+// sameSet reports whether a and b hold the same names.
 func sameSet(a, b []string) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(x, y) && len(slices.Compact(x)) == len(a)
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }

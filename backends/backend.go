@@ -44,11 +44,11 @@ type ToolchainKind struct {
 	// (the ROCm fork's .hip files), which no compiler launcher reaches:
 	// the build puts mlxbuild's own launcher in front of them.
 	CustomCommands bool
-	// RootHeader is the runtime header (under include/) whose presence
-	// makes a directory the toolchain's root for LocateRoot, and LastRoot
+	// rootHeader is the runtime header (under include/) whose presence
+	// makes a directory the toolchain's root for LocateRoot, and lastRoot
 	// the root it tries after the spec's (nil or "" for none).
-	RootHeader string
-	LastRoot   func() string
+	rootHeader string
+	lastRoot   func() string
 	// Probe is a program the architecture probes run that doctor looks
 	// for, and ProbeMissing and ProbeFix what it says without it.
 	Probe, ProbeMissing, ProbeFix string

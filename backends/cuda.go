@@ -152,7 +152,7 @@ func init() {
 	Register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, Order: 2, Toolchain: &ToolchainKind{
 		Locate: locator("cuda", locateCUDA),
 		Title:  "CUDA toolkit", Env: "CUDA_HOME", // the locator's error says what to do
-		RootHeader: "cuda_runtime.h", LastRoot: nvccRoot,
+		rootHeader: "cuda_runtime.h", lastRoot: nvccRoot,
 	}})
 }
 

@@ -315,7 +315,7 @@ func (r *rocmToolchain) String() string {
 func init() {
 	Register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, Order: 1, Toolchain: &ToolchainKind{
 		Locate: locator("rocm", locateROCm),
-		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true, RootHeader: filepath.Join("hip", "hip_runtime.h"),
+		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true, rootHeader: filepath.Join("hip", "hip_runtime.h"),
 		Install: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH",
 		Probe:   "rocminfo", ProbeMissing: "not found (the KFD probe still works on a GPU machine)", ProbeFix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES",
 	}})

@@ -21,12 +21,12 @@ import (
 // lib/<multiarch>, lib64 and lib that exists.
 func LocateRoot(name, envVar string, roots []string, env func(string) string) (*ToolchainInfo, error) {
 	b := Lookup(name)
-	if b == nil || b.Toolchain == nil || b.Toolchain.RootHeader == "" {
+	if b == nil || b.Toolchain == nil || b.Toolchain.rootHeader == "" {
 		return nil, fmt.Errorf("backends: no toolchain named %q", name)
 	}
-	header := b.Toolchain.RootHeader
-	if b.Toolchain.LastRoot != nil {
-		if root := b.Toolchain.LastRoot(); root != "" {
+	header := b.Toolchain.rootHeader
+	if b.Toolchain.lastRoot != nil {
+		if root := b.Toolchain.lastRoot(); root != "" {
 			roots = append(roots, root)
 		}
 	}

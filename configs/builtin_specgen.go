@@ -8,7 +8,7 @@ import "go/format"
 // formatted, with the backends in order (package backends' registry) and
 // the verify checks (package flow's): the generator reads both, as
 // configs cannot import either. Only the generator (go run -tags specgen
-// ./configs/internal/specgen) sees it: the tag leaves out builtin_gen.go,
+// ../internal/specgen, from configs/) sees it: the tag leaves out builtin_gen.go,
 // so the generator compiles even when that file is stale against a
 // changed Spec type.
 func GeneratedSource(order []string, checks []VerifyCheck) ([]byte, error) {

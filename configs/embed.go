@@ -13,7 +13,7 @@ import "embed"
 // builtin_gen.go holds these specs parsed, as Go literals (see Builtin);
 // regenerate it after changing a YAML file or the Spec types.
 //
-//go:generate go run -tags specgen ./internal/specgen -o builtin_gen.go
+//go:generate go run -tags specgen ../internal/specgen -o builtin_gen.go
 
 // specFS holds configs/<backend>.yaml for every backend: they define the
 // set of backend names (see Names).

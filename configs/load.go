@@ -56,5 +56,5 @@ func UnknownBackend(name string) error {
 	if s := suggest(name, Names); s != "" {
 		return fail.Configf("unknown backend %q; did you mean %q? Request one of %s", name, s, strings.Join(Names, ", "))
 	}
-	return fail.Configf("unknown backend %q: mlxbuild builds %s; request one of those", name, NamesJoined("and"))
+	return fail.Configf("unknown backend %q: mlxbuild builds %s; request one of those", name, namesJoined("and"))
 }

@@ -22,9 +22,9 @@ var knownTools = append([]string{"cmake", "ninja", "git"}, builtinToolchains...)
 // added holds the content of the specs AddSpec took, by backend.
 var added = map[string][2]string{}
 
-// NamesJoined is Names as prose: "cpu, rocm, cuda and metal" with word
+// namesJoined is Names as prose: "cpu, rocm, cuda and metal" with word
 // "and".
-func NamesJoined(word string) string {
+func namesJoined(word string) string {
 	last := len(Names) - 1
 	return strings.Join(Names[:last], ", ") + " " + word + " " + Names[last]
 }

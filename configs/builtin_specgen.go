@@ -32,15 +32,9 @@ func generated(name string) (*Spec, string, bool) {
 
 // builtinNames, builtinToolchains and builtinVerifyChecks stand in for
 // builtin_gen.go's: the embedded files', in file name order, and no
-// checks, until GeneratedSource is given the generator's.
-var builtinNames, builtinToolchains = mustEmbeddedNames()
-
-var builtinVerifyChecks []VerifyCheck
-
-func mustEmbeddedNames() ([]string, []string) {
-	names, toolchains, err := embeddedNames()
-	if err != nil {
-		panic(err)
-	}
-	return names, toolchains
-}
+// checks, until GeneratedSource is given the generator's. An embedded file
+// that does not read stops builtinSource, which reads them again.
+var (
+	builtinNames, builtinToolchains, _ = embeddedNames()
+	builtinVerifyChecks                []VerifyCheck
+)

@@ -25,8 +25,9 @@ type Backend struct {
 	// Resolve resolves its GPU architectures with a spec's options; nil
 	// for a backend without architectures.
 	Resolve func(ctx context.Context, o arch.Options) (arch.Result, error)
-	// order places it in Names, the order the specs are listed in.
-	order int
+	// Order places it in Names; configs.Names (the embedded specs, which
+	// go generate ./configs orders by it) lists the same order.
+	Order int
 }
 
 // ToolchainKind is how one backend's toolchain is found and what doctor
@@ -43,6 +44,11 @@ type ToolchainKind struct {
 	// (the ROCm fork's .hip files), which no compiler launcher reaches:
 	// the build puts mlxbuild's own launcher in front of them.
 	CustomCommands bool
+	// rootHeader is the runtime header (under include/) whose presence
+	// makes a directory the toolchain's root for LocateRoot, and lastRoot
+	// the root it tries after the spec's (nil or "" for none).
+	rootHeader string
+	lastRoot   func() string
 	// Probe is a program the architecture probes run that doctor looks
 	// for, and ProbeMissing and ProbeFix what it says without it.
 	Probe, ProbeMissing, ProbeFix string
@@ -74,18 +80,18 @@ type HostCompilerChecker interface {
 	CheckHostCompiler(env func(string) string, defines map[string]string) error
 }
 
-// locator is a ToolchainKind's Locate made of a backend's two locators:
-// the one that asks afresh and the one that keeps its answer in a
-// directory.
-func locator[T Toolchain](fresh func(env func(string) string) (T, error), cached func(env func(string) string, dir string) (T, error)) func(func(string) string, string) (Toolchain, error) {
+// locator is a ToolchainKind's Locate made of a backend's one discovery
+// function: with no directory it asks afresh; with one, its answer is
+// kept there under key (see memo) and used while the files and variables
+// discovery read (its witness) are unchanged. Errors are not kept, so a
+// fix is seen at once.
+func locator[T any, P interface {
+	*T
+	Toolchain
+	memoResult
+}](key string, discover func(env func(string) string, w *witness) (P, error)) func(func(string) string, string) (Toolchain, error) {
 	return func(env func(string) string, dir string) (Toolchain, error) {
-		var found T
-		var err error
-		if dir == "" {
-			found, err = fresh(env)
-		} else {
-			found, err = cached(env, dir)
-		}
+		found, err := locateCached(key, env, dir, discover)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}
@@ -93,12 +99,35 @@ func locator[T Toolchain](fresh func(env func(string) string) (T, error), cached
 	}
 }
 
+// locateCached is discover's answer, kept in dir under key ("" keeps
+// nothing and asks afresh).
+func locateCached[T any, P interface {
+	*T
+	memoResult
+}](key string, env func(string) string, dir string, discover func(env func(string) string, w *witness) (P, error)) (P, error) {
+	if dir == "" {
+		return discover(env, nil)
+	}
+	m := memo{dir: dir}
+	if kept := P(new(T)); m.load(key, env, kept) {
+		return kept, nil
+	}
+	w := newWitness()
+	found, err := discover(env, w)
+	if err != nil {
+		return nil, err
+	}
+	m.store(key, w, found)
+	return found, nil
+}
+
 var registry []*Backend
 
-// register adds a backend; its file calls it from init.
-func register(b *Backend) {
+// Register adds a backend; its file calls it from init, beside its spec
+// configs/<name>.yaml: nothing else lists backends.
+func Register(b *Backend) {
 	registry = append(registry, b)
-	slices.SortFunc(registry, func(x, y *Backend) int { return x.order - y.order })
+	slices.SortStableFunc(registry, func(x, y *Backend) int { return x.Order - y.Order })
 }
 
 // Names are the registered backends, in the order the specs list them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -45,24 +46,20 @@ func LocateCUDA(env func(string) string) (*cudaToolkit, error) {
 	return locateCUDA(env, nil)
 }
 
-// locateCUDACached is LocateCUDA with its answer cached in cacheDir (see
-// memo): `nvcc --version` costs a no-op build of real MLX for CUDA more
-// than Ninja's own no-op, and its answer changes only with the files and
-// variables the discovery read (a toolkit upgrade replaces nvcc). Errors
-// are not cached, so a fix is seen at once.
-func locateCUDACached(env func(string) string, cacheDir string) (*cudaToolkit, error) {
-	m := memo{dir: cacheDir}
-	var c cudaToolkit
-	if m.load("cuda", env, &c) {
-		return &c, nil
-	}
-	w := newWitness()
-	found, err := locateCUDA(env, w)
+// nvccRoot is the directory above the nvcc on PATH, "" without one.
+func nvccRoot() string {
+	nvcc, err := exec.LookPath("nvcc")
 	if err != nil {
-		return nil, err
+		return ""
 	}
-	m.store("cuda", w, found)
-	return found, nil
+	return filepath.Dir(filepath.Dir(nvcc))
+}
+
+// locateCUDACached is LocateCUDA with its answer cached in cacheDir (see
+// locator): `nvcc --version` costs a no-op build of real MLX for CUDA more
+// than Ninja's own no-op.
+func locateCUDACached(env func(string) string, cacheDir string) (*cudaToolkit, error) {
+	return locateCached("cuda", env, cacheDir, locateCUDA)
 }
 
 func locateCUDA(env func(string) string, w *witness) (*cudaToolkit, error) {
@@ -152,9 +149,10 @@ func (c *cudaToolkit) String() string {
 }
 
 func init() {
-	register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, order: 2, Toolchain: &ToolchainKind{
-		Locate: locator(LocateCUDA, locateCUDACached),
+	Register(&Backend{Name: "cuda", Switch: "MLX_BUILD_CUDA", Resolve: arch.ResolveCUDA, Order: 2, Toolchain: &ToolchainKind{
+		Locate: locator("cuda", locateCUDA),
 		Title:  "CUDA toolkit", Env: "CUDA_HOME", // the locator's error says what to do
+		rootHeader: "cuda_runtime.h", lastRoot: nvccRoot,
 	}})
 }
 

@@ -61,21 +61,9 @@ func LocateROCm(env func(string) string) (*rocmToolchain, error) {
 }
 
 // LocateROCmCached is LocateROCm with its answer cached in cacheDir (see
-// memo): a build that changes nothing runs no ROCm program. Errors are not
-// cached, so a fix is seen at once.
+// locator): a build that changes nothing runs no ROCm program.
 func LocateROCmCached(env func(string) string, cacheDir string) (*rocmToolchain, error) {
-	m := memo{dir: cacheDir}
-	var r rocmToolchain
-	if m.load("rocm", env, &r) {
-		return &r, nil
-	}
-	w := newWitness()
-	found, err := locateROCm(env, w)
-	if err != nil {
-		return nil, err
-	}
-	m.store("rocm", w, found)
-	return found, nil
+	return locateCached("rocm", env, cacheDir, locateROCm)
 }
 
 func locateROCm(env func(string) string, w *witness) (*rocmToolchain, error) {
@@ -325,9 +313,9 @@ func (r *rocmToolchain) String() string {
 }
 
 func init() {
-	register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, order: 1, Toolchain: &ToolchainKind{
-		Locate: locator(LocateROCm, LocateROCmCached),
-		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true,
+	Register(&Backend{Name: "rocm", Switch: "MLX_BUILD_ROCM", Resolve: arch.ResolveROCm, Order: 1, Toolchain: &ToolchainKind{
+		Locate: locator("rocm", locateROCm),
+		Title:  "ROCm toolchain", Env: "ROCM_PATH", CustomCommands: true, rootHeader: filepath.Join("hip", "hip_runtime.h"),
 		Install: "on Debian 12: apt-get install hipcc libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs rocminfo; else install ROCm under /opt/rocm or set ROCM_PATH",
 		Probe:   "rocminfo", ProbeMissing: "not found (the KFD probe still works on a GPU machine)", ProbeFix: "apt-get install rocminfo, or set MLX_ROCM_ARCHITECTURES",
 	}})

@@ -3,7 +3,6 @@ package backends
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -21,17 +20,15 @@ import (
 // then the directory above nvcc on PATH. Lib is the first of
 // lib/<multiarch>, lib64 and lib that exists.
 func LocateRoot(name, envVar string, roots []string, env func(string) string) (*ToolchainInfo, error) {
-	var header string
-	switch name {
-	case "rocm":
-		header = filepath.Join("hip", "hip_runtime.h")
-	case "cuda":
-		header = "cuda_runtime.h"
-		if nvcc, err := exec.LookPath("nvcc"); err == nil {
-			roots = append(roots, filepath.Dir(filepath.Dir(nvcc)))
-		}
-	default:
+	b := Lookup(name)
+	if b == nil || b.Toolchain == nil || b.Toolchain.rootHeader == "" {
 		return nil, fmt.Errorf("backends: no toolchain named %q", name)
+	}
+	header := b.Toolchain.rootHeader
+	if b.Toolchain.lastRoot != nil {
+		if root := b.Toolchain.lastRoot(); root != "" {
+			roots = append(roots, root)
+		}
 	}
 	info := &ToolchainInfo{Name: name, Env: envVar}
 	if v := env(envVar); v != "" {

@@ -26,7 +26,7 @@ type Layout struct {
 	// Discovery holds cached toolchain and tool discovery (backends.memo),
 	// shared by every backend.
 	Discovery string
-	backend   string // cpu, rocm, cuda or metal
+	backend   string // one of configs.Names
 	Dir       string // Root/Backend
 	Tree      string // pristine + overlay, the only source CMake sees
 	Build     string // the CMake build directory
@@ -144,7 +144,9 @@ func (l Layout) paths() []string {
 // but directly under the root.
 func checkBackend(b string) error {
 	if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) || strings.HasPrefix(b, ".") {
-		return fmt.Errorf("cache: backend name %q is not a plain name; use cpu, rocm, cuda or metal", b)
+		// configs (which imports cache) validated every name a user
+		// gives before it gets here: this guards the Go API only.
+		return fmt.Errorf("cache: backend name %q is not a plain name; use a backend's name (configs.Names)", b)
 	}
 	return nil
 }

@@ -15,6 +15,12 @@ func Builtin(name string) (*Spec, error) {
 	}
 	s, sum, ok := generated(name)
 	if !ok {
+		var err error
+		if s, sum, ok, err = addedBuiltin(name); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
 		return nil, fmt.Errorf("built-in spec for %s is missing from this binary: run %s", name, generateCommand)
 	}
 	s.memo = fingerprintMemo{of: s, sum: sum}

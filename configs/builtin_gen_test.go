@@ -38,7 +38,7 @@ func TestBuiltinGenIsCurrent(t *testing.T) {
 func TestGeneratorWritesTheCommittedFile(t *testing.T) {
 	testutil.NeedTools(t, "go")
 	out := filepath.Join(t.TempDir(), "builtin_gen.go")
-	testutil.RunOK(t, nil, "", "go", "run", "-tags", "specgen", "./internal/specgen", "-o", out)
+	testutil.RunOK(t, nil, "", "go", "run", "-tags", "specgen", "../internal/specgen", "-o", out)
 	got, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,14 @@ package configs
 import "go/format"
 
 // GeneratedSource is builtin_gen.go as it must be for the embedded specs,
-// formatted. Only the generator (go run -tags specgen
-// ./configs/internal/specgen) sees it: the tag leaves out builtin_gen.go,
+// formatted, with the backends in order (package backends' registry) and
+// the verify checks (package flow's): the generator reads both, as
+// configs cannot import either. Only the generator (go run -tags specgen
+// ../internal/specgen, from configs/) sees it: the tag leaves out builtin_gen.go,
 // so the generator compiles even when that file is stale against a
 // changed Spec type.
-func GeneratedSource() ([]byte, error) {
+func GeneratedSource(order []string, checks []VerifyCheck) ([]byte, error) {
+	Names, VerifyChecks = order, checks
 	src, err := builtinSource()
 	if err != nil {
 		return nil, err
@@ -26,3 +29,12 @@ func generated(name string) (*Spec, string, bool) {
 	}
 	return s, hashSpec(s), true
 }
+
+// builtinNames, builtinToolchains and builtinVerifyChecks stand in for
+// builtin_gen.go's: the embedded files', in file name order, and no
+// checks, until GeneratedSource is given the generator's. An embedded file
+// that does not read stops builtinSource, which reads them again.
+var (
+	builtinNames, builtinToolchains, _ = embeddedNames()
+	builtinVerifyChecks                []VerifyCheck
+)

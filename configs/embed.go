@@ -13,9 +13,10 @@ import "embed"
 // builtin_gen.go holds these specs parsed, as Go literals (see Builtin);
 // regenerate it after changing a YAML file or the Spec types.
 //
-//go:generate go run -tags specgen ./internal/specgen -o builtin_gen.go
+//go:generate go run -tags specgen ../internal/specgen -o builtin_gen.go
 
-// specFS holds cpu.yaml, rocm.yaml, cuda.yaml and metal.yaml.
+// specFS holds configs/<backend>.yaml for every backend: they define the
+// set of backend names (see Names).
 //
 //go:embed *.yaml
 var specFS embed.FS

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 )
@@ -53,7 +54,7 @@ func stampOrigins(s *Spec, file string) {
 // UnknownBackend is the usage error for a backend name mlxbuild does not build, with a suggestion.
 func UnknownBackend(name string) error {
 	if s := suggest(name, Names); s != "" {
-		return fail.Configf("unknown backend %q; did you mean %q? Request one of cpu, rocm, cuda, metal", name, s)
+		return fail.Configf("unknown backend %q; did you mean %q? Request one of %s", name, s, strings.Join(Names, ", "))
 	}
-	return fail.Configf("unknown backend %q: mlxbuild builds cpu, rocm, cuda and metal; request one of those", name)
+	return fail.Configf("unknown backend %q: mlxbuild builds %s; request one of those", name, namesJoined("and"))
 }

@@ -148,9 +148,6 @@ type jobs struct {
 	MemoryPerJobGiB float64 `yaml:"memory_per_job_gib"`
 }
 
-// Known backend names, in display order.
-var Names = []string{"cpu", "rocm", "cuda", "metal"}
-
 // ActiveDefines are the defines that apply on goos.
 func (s *Spec) ActiveDefines(goos string) []Define {
 	var out []Define

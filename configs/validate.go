@@ -21,7 +21,6 @@ var (
 var (
 	knownOS          = []string{"linux", "darwin", "windows"}
 	knownProbes      = []string{"kfd", "rocminfo", "nvidia-smi"}
-	knownConstraints = []string{"cmake", "ninja", "git", "rocm", "cuda"}
 	knownRpathModes  = []string{"runpath", "legacy"}
 	knownPlaceholder = lazyregexp.New(`\{[^}]*\}`)
 	placeholders     = []string{"{toolchain.root}", "{toolchain.bin}", "{toolchain.lib}"}
@@ -66,7 +65,7 @@ func validateSpec(s *Spec, at map[string]Pos, fallback Pos, ps *problems) {
 	}
 	for tool, c := range s.Constraints {
 		path := "constraints." + tool
-		oneOf(ps, pos(path), "tool in constraints", tool, knownConstraints)
+		oneOf(ps, pos(path), "tool in constraints", tool, knownTools)
 		if _, err := version.NewConstraint(c); err != nil {
 			ps.add(pos(path), "bad version constraint %q for %s: write it like \">= 3.24\" or \">= 5.2, < 7\"", c, tool)
 		}

@@ -1,7 +1,9 @@
 package configs
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -31,24 +33,28 @@ type VerifyCheck struct {
 	Undeclared string
 }
 
-// VerifyChecks are the checks verify knows, each once.
-var VerifyChecks = []VerifyCheck{
-	// config is reported by verify itself: that the configuration loaded.
-	{Name: "config"},
-	{Name: "records", Section: "records", Folder: "records", Scope: "overlay"},
-	{Name: "integrity", NeedsBuild: true},
-	// Undeclared, kernel_keys reads the backend's own sources, the overlay:
-	// the JIT-key rule needs no list to hold.
-	{Name: "kernel_keys", Section: "kernel_keys", Folder: "kernel_keys", Scope: "overlay"},
-	{Name: "wave32", Section: "wave32", Folder: "wave32", Scope: "overlay"},
-	{Name: "hygiene", Section: "hygiene", Folder: "hygiene", Scope: "overlay", Undeclared: "vendored/owned files"},
-	{Name: "kernel_ports", Section: "kernel_ports", Folder: "kernel_ports", Scope: "repo", Undeclared: "launchers"},
-	{Name: "license_headers", Section: "license_headers", Folder: "license_headers", Scope: "repo", Undeclared: "owned files"},
-	{Name: "cross_refs", Section: "cross_refs", Folder: "cross_refs", Scope: "repo", Undeclared: "files"},
-	{Name: "isolation", NeedsBuild: true},
-	{Name: "rules", Section: "rules", Folder: "rules_scope", Scope: "tree", Undeclared: "source rules"},
-	{Name: "link", Section: "link", NeedsBuild: true},
-	{Name: "gpu_code", NeedsBuild: true},
+// VerifyChecks are the checks verify knows, each once, in the order
+// messages list them: package flow's built-in checks (builtin_gen.go copies
+// their entries from there, as go generate ./configs reads them), then any
+// added with AddVerifyCheck.
+var VerifyChecks = slices.Clone(builtinVerifyChecks)
+
+// AddVerifyCheck adds a check to VerifyChecks, so a spec's verify: list
+// may name it (package flow's RegisterCheck calls it with the check's
+// maker). Its Section and Folder must be keys of the project file's
+// verify section, which this package's schema declares.
+func AddVerifyCheck(c VerifyCheck) error {
+	if _, ok := VerifyCheckNamed(c.Name); ok || c.Name == "" {
+		return fmt.Errorf("configs: verify check %q is empty or exists already", c.Name)
+	}
+	var v Verify
+	for _, key := range []string{c.Section, c.Folder} {
+		if key != "" && !v.section(key).IsValid() {
+			return fmt.Errorf("configs: verify check %s names %q, which is no key of the project file's verify section", c.Name, key)
+		}
+	}
+	VerifyChecks = append(VerifyChecks, c)
+	return nil
 }
 
 // VerifyCheckNamed is the check called name.

@@ -98,13 +98,13 @@ func Verify(ctx context.Context, o Options, backend string) (*VerifyResult, erro
 // materializes) are reported as not run, the others run.
 func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, error) {
 	// The section was decoded and checked when the project file loaded.
-	in := checkInput{built: sum != nil}
+	in := CheckInput{Built: sum != nil}
 	if pb := p.Config.Project.Backends[p.Backend]; pb != nil && pb.Verify != nil {
-		in.decl = *pb.Verify
+		in.Decl = *pb.Verify
 	}
-	if in.built {
+	if in.Built {
 		var err error
-		if in.pristine, err = overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source()); err != nil {
+		if in.Pristine, err = overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source()); err != nil {
 			return nil, err
 		}
 	}
@@ -132,27 +132,27 @@ func (p *Prepared) checks(ctx context.Context, sum *Summary) ([]verify.Check, er
 
 // check makes one check, or the fixed result that stands in for it: not
 // declared, no overlay to read, or not run because the build did not.
-func (p *Prepared) check(ctx context.Context, entry configs.VerifyCheck, in checkInput, mk checkMaker) (verify.Check, error) {
+func (p *Prepared) check(ctx context.Context, entry configs.VerifyCheck, in CheckInput, mk CheckMaker) (verify.Check, error) {
 	name := entry.Name
 	notBuilt := verify.Fixed{Check: name, Status: verify.NotRun, Reason: "needs the build, which did not run (see the build check)"}
-	if entry.Undeclared != "" && !in.decl.Declares(entry.Section) {
+	if entry.Undeclared != "" && !in.Decl.Declares(entry.Section) {
 		return verify.Fixed{Check: name, Status: verify.Skip, Reason: fmt.Sprintf("no %s declared (backends.%s.verify.%s in %s)", entry.Undeclared, p.Backend, entry.Section, p.Config.Project.File)}, nil
 	}
-	if entry.NeedsBuild && !in.built {
+	if entry.NeedsBuild && !in.Built {
 		return notBuilt, nil
 	}
 	if entry.Scope != "" {
-		f := in.decl.Folder(entry.Folder)
+		f := in.Decl.Folder(entry.Folder)
 		dir, err := p.scopeDir(name, f.Pos, f.Scope, f.Root, entry.Scope)
 		switch {
 		case err != nil:
 			return nil, err
 		case dir == "":
 			return verify.Fixed{Check: name, Status: verify.Skip, Reason: "the project declares no overlay for " + p.Backend}, nil
-		case !in.built && cmp.Or(f.Scope, entry.Scope) == "tree":
+		case !in.Built && cmp.Or(f.Scope, entry.Scope) == "tree":
 			return notBuilt, nil
 		}
-		in.dir = dir
+		in.Dir = dir
 	}
 	return mk(ctx, p, in)
 }

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
@@ -20,5 +21,15 @@ func TestEveryVerifyCheckHasAMaker(t *testing.T) {
 		if !named[name] {
 			t.Errorf("verify makes a check %s that configs.VerifyChecks lacks, so no spec may name it", name)
 		}
+	}
+}
+
+// TestConfigsCopiesTheBuiltinChecks: configs validates specs against its
+// copy of the built-in checks' entries (builtin_gen.go); a check changed
+// here without go generate ./configs fails.
+func TestConfigsCopiesTheBuiltinChecks(t *testing.T) {
+	want := BuiltinVerifyChecks()
+	if got := configs.VerifyChecks; len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Fatalf("configs.VerifyChecks is\n%+v\nverify's built-in checks are\n%+v\nrun go generate ./configs", got, want)
 	}
 }

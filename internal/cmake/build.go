@@ -47,6 +47,9 @@ type BuildResult struct {
 	// Errors holds every error of the log, deduplicated, in order (more than
 	// one only with KeepGoing or parallel failures).
 	Errors []Diagnostic
+	// NoWork says the build's Ninja run said "no work to do" and nothing
+	// else: what a no-work record may be made from (NoWorkCheck.Remember).
+	NoWork bool
 }
 
 // BuildError is a build that ran and failed.
@@ -130,10 +133,14 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		}
 	}
 	logFrom := logSize(o.Dir)
+	said := 0 // where the build's own run starts in what Ninja said
 	if runErr == nil {
+		p.finishLine()
+		said = p.text.Len()
 		runErr = runNinja(append(args, o.Targets...))
 	}
 	p.finish()
+	res.NoWork = runErr == nil && saidNoWork(p.text.String()[said:])
 	if ran := logSince(o.Dir, logFrom); len(ran) > 0 {
 		if items == nil {
 			items = readManifestItems(o.Dir)

@@ -84,9 +84,14 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		sum.Arch, sum.ArchSource = p.archList, p.Arch.Source
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(r.opened)})
-	dry := r.lock.dry
 	if _, err := r.purgeOldPin(); err != nil {
 		return nil, err
+	}
+	// The no-work record is checked beside materialize; its answer is
+	// read only if the decision, below, redoes nothing.
+	var check *cmake.NoWorkCheck
+	if r.Configured() {
+		check = cmake.CheckNoWork(p.Layout.Build)
 	}
 	// When nothing is to be redone, say nothing until something is: a
 	// no-op is one line, as cargo's and Ninja's are (-v for the details).
@@ -150,7 +155,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 	if !d.Configure && sum.noop() {
-		if done, err := p.finishNoop(ctx, dry, d, sum, step, pr.Warn); done || err != nil {
+		if done, err := p.finishNoop(ctx, check, d, sum, step, pr.Warn); done || err != nil {
 			if err == nil && quiet {
 				pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 			} else if err == nil {
@@ -159,7 +164,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 	}
-	dry.Stop()
 	t = time.Now()
 	expect := d.expect // what CMake's cache must hold once Ninja ran
 	if d.Configure {
@@ -260,6 +264,13 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
+	if sum.noop() {
+		// Last, after every write of this run: the next no-op may then
+		// skip Ninja while nothing it reads changes.
+		if err := check.Remember(ctx, res, p.Layout.Lock); err != nil {
+			pr.Warn("%v", err)
+		}
+	}
 	if quiet && sum.noop() {
 		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 	} else {

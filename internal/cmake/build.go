@@ -2,6 +2,7 @@ package cmake
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -241,10 +242,17 @@ func regenerable(items []manifestItem) bool {
 
 // writeOrdered writes the ordered copy of dir's build.ninja, whose
 // statements are items. A copy that cannot be written is no reason to
-// fail: Ninja then reads build.ninja as always.
+// fail: Ninja then reads build.ninja as always. The same copy is left as
+// it is: a new one would change the build directory, which voids the
+// no-work record a no-op that ran Ninja makes (absent nodes there are
+// judged by the directory's ctime, see olderThan).
 func writeOrdered(dir string, items []manifestItem, d Durations) bool {
 	if items == nil {
 		return false
 	}
-	return atomicfile.Write(joinBuild(dir, OrderedManifest), orderItems(items, d), 0o644) == nil
+	path, ordered := joinBuild(dir, OrderedManifest), orderItems(items, d)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, ordered) {
+		return true
+	}
+	return atomicfile.Write(path, ordered, 0o644) == nil
 }

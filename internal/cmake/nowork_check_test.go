@@ -50,6 +50,29 @@ func TestBuildSaysNoWorkOnlyWhenNinjaHadNone(t *testing.T) {
 	}
 }
 
+// TestOrderedNoOpLeavesTheBuildDirectory: a build with known durations
+// reads an ordered copy of build.ninja; a second one with nothing to do
+// leaves that copy, and so the build directory, as they were: a record
+// judges absent nodes there by the directory's ctime (olderThan), so a
+// copy written again would void every record a no-op makes.
+func TestOrderedNoOpLeavesTheBuildDirectory(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp")
+	dir := copyNinja(t)
+	opts := BuildOptions{Dir: dir, LogPath: filepath.Join(t.TempDir(), "log"), Durations: Durations{"out": time.Second}}
+	if res, err := Build(context.Background(), opts); err != nil || !res.Ordered {
+		t.Fatalf("the first build: ordered %v, %v", res.Ordered, err)
+	}
+	before := lookAt(dir)
+	time.Sleep(20 * time.Millisecond) // past the clock tick of the first build
+	res, err := Build(context.Background(), opts)
+	if err != nil || !res.Ordered || !res.NoWork {
+		t.Fatalf("the second build: ordered %v, no work %v, %v", res.Ordered, res.NoWork, err)
+	}
+	if after := lookAt(dir); after != before {
+		t.Errorf("the no-op changed the build directory: %+v, then %+v", before.id, after.id)
+	}
+}
+
 // TestNoWorkCheckWithoutBuildFile: before the first configure there is
 // nothing to ask; a nil check answers nothing and remembers nothing.
 func TestNoWorkCheckWithoutBuildFile(t *testing.T) {

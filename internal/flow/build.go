@@ -87,12 +87,9 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	if _, err := r.purgeOldPin(); err != nil {
 		return nil, err
 	}
-	// The no-work record is checked beside materialize; its answer is
-	// read only if the decision, below, redoes nothing.
-	var check *cmake.NoWorkCheck
-	if r.Configured() {
-		check = cmake.CheckNoWork(p.Layout.Build)
-	}
+	// The no-work record, checked since the lock was taken, is read only
+	// if the decision, below, redoes nothing.
+	check := r.check
 	// When nothing is to be redone, say nothing until something is: a
 	// no-op is one line, as cargo's and Ninja's are (-v for the details).
 	// Steps are held back until the decision (made once the tree and its

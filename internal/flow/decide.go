@@ -80,6 +80,7 @@ func (r *run) purgeOldPin() (bool, error) {
 	if from == "" {
 		return false, nil
 	}
+	r.check = nil // it reads what the purge removes: its answer is void
 	if err := cache.PurgeForPin(r.Layout, from, r.pinLabel()); err != nil {
 		return false, err
 	}

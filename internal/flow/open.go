@@ -38,6 +38,9 @@ type request struct {
 type run struct {
 	*Prepared
 	lock heldLock
+	// check is the no-work record's answer for a build of a configured
+	// directory, asked once the lock is held (nil otherwise).
+	check *cmake.NoWorkCheck
 	// configured is the one answer to "does the build directory hold a
 	// generated build.ninja" (cmake.Configured), asked under the lock
 	// where the run holds one; a purge of the old pin makes it false.
@@ -48,11 +51,17 @@ type run struct {
 	opened  time.Time
 }
 
-// open opens a run: the project file read and the backend selected,
-// then, for a request that locks, the one lock of the run taken. Nothing
-// is written before the configuration is checked whole. On an error once
-// the backend is selected the run is still returned, so verify can run
-// the checks that read only sources; a nil run closes too.
+// open opens a run: the project file read and the backend selected, the
+// toolchain and architectures resolved, and, for a request that locks,
+// the run's lock taken (lockCache). Nothing is written before the
+// configuration is checked whole, so the lock waits until then, except
+// for a build whose build directory is configured already: its cache
+// exists, so locking it writes nothing new, and it is locked once the
+// project file is read, so the no-work record is checked beside the
+// resolution (about 2 ms of CPU on the real-shape tree, docs/benchmarks.md
+// "The no-op decided once"). On an error once the backend is selected the
+// run is still returned, so verify can run the checks that read only
+// sources; a nil run closes too.
 func open(ctx context.Context, o Options, req request) (*run, error) {
 	if err := checkWorkingDir(); err != nil {
 		return nil, err
@@ -66,6 +75,12 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 	}
 	r.Prepared = p
 	p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
+	configured := req.lock && req.build && cmake.Configured(p.Layout.Build)
+	if configured {
+		if err := r.lockCache(ctx, req); err != nil {
+			return r, err
+		}
+	}
 	if req.resolve {
 		if err := p.resolve(ctx); err != nil {
 			return r, err
@@ -82,24 +97,42 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 			return r, p.gapsError(gaps)
 		}
 	}
-	if req.lock {
-		// The owner record is written under the lock: a run holding it
-		// sweeps the record's temporary files as a killed run's.
-		if err := cache.PrepareFolders(p.Layout); err != nil {
-			return r, err
-		}
-		if err := r.lock.take(ctx, p.Layout, p.Backend, pr); err != nil {
-			return r, err
-		}
-		if err := cache.ClaimOwner(p.Layout, p.Config.Project.Dir); err != nil {
-			return r, err
-		}
-		if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+	if req.lock && !configured {
+		if err := r.lockCache(ctx, req); err != nil {
 			return r, err
 		}
 	}
-	r.configured = cmake.Configured(p.Layout.Build)
+	if !req.lock {
+		r.configured = cmake.Configured(p.Layout.Build)
+	}
 	return r, nil
+}
+
+// lockCache takes the run's lock on its backend's cache and does what the
+// lock is for: the owner record written under it (a run holding the lock
+// sweeps the record's temporary files as a killed run's), what killed runs
+// left cleared, and the build directory asked, under the lock, whether it
+// is configured. For a build of a configured directory it starts the
+// no-work record's check, read only if the decision redoes nothing.
+func (r *run) lockCache(ctx context.Context, req request) error {
+	p := r.Prepared
+	if err := cache.PrepareFolders(p.Layout); err != nil {
+		return err
+	}
+	if err := r.lock.take(ctx, p.Layout, p.Backend, p.Opts.printer()); err != nil {
+		return err
+	}
+	if err := cache.ClaimOwner(p.Layout, p.Config.Project.Dir); err != nil {
+		return err
+	}
+	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+		return err
+	}
+	r.configured = cmake.Configured(p.Layout.Build)
+	if req.build && r.configured {
+		r.check = cmake.CheckNoWork(p.Layout.Build)
+	}
+	return nil
 }
 
 // load reads the project file and selects the backend (or, for an exact

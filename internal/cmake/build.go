@@ -2,7 +2,6 @@ package cmake
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,9 +47,6 @@ type BuildResult struct {
 	// Errors holds every error of the log, deduplicated, in order (more than
 	// one only with KeepGoing or parallel failures).
 	Errors []Diagnostic
-	// NoWork says the build's Ninja run said "no work to do" and nothing
-	// else: what a no-work record may be made from (NoWorkCheck.Remember).
-	NoWork bool
 }
 
 // BuildError is a build that ran and failed.
@@ -134,14 +130,10 @@ func Build(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		}
 	}
 	logFrom := logSize(o.Dir)
-	said := 0 // where the build's own run starts in what Ninja said
 	if runErr == nil {
-		p.finishLine()
-		said = p.text.Len()
 		runErr = runNinja(append(args, o.Targets...))
 	}
 	p.finish()
-	res.NoWork = runErr == nil && saidNoWork(p.text.String()[said:])
 	if ran := logSince(o.Dir, logFrom); len(ran) > 0 {
 		if items == nil {
 			items = readManifestItems(o.Dir)
@@ -242,17 +234,10 @@ func regenerable(items []manifestItem) bool {
 
 // writeOrdered writes the ordered copy of dir's build.ninja, whose
 // statements are items. A copy that cannot be written is no reason to
-// fail: Ninja then reads build.ninja as always. The same copy is left as
-// it is: a new one would change the build directory, which voids the
-// no-work record a no-op that ran Ninja makes (absent nodes there are
-// judged by the directory's ctime, see olderThan).
+// fail: Ninja then reads build.ninja as always.
 func writeOrdered(dir string, items []manifestItem, d Durations) bool {
 	if items == nil {
 		return false
 	}
-	path, ordered := joinBuild(dir, OrderedManifest), orderItems(items, d)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, ordered) {
-		return true
-	}
-	return atomicfile.Write(path, ordered, 0o644) == nil
+	return atomicfile.Write(joinBuild(dir, OrderedManifest), orderItems(items, d), 0o644) == nil
 }

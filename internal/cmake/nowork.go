@@ -11,10 +11,10 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
-// The no-work record lets a no-op build skip Ninja. Whether Ninja finds
-// work is a function of the files it reads and stats: its manifests,
+// The no-work record lets a no-op build skip Ninja. Ninja's answer to
+// `ninja -n` is a function of the files it reads and stats: its manifests,
 // .ninja_log and .ninja_deps, and every node of its graph with the
-// dependencies its deps log adds. After Ninja found no work, the
+// dependencies its deps log adds. After a dry run found no work, the
 // record lists the identity (fileid.StatFollowed: size, mtime, ctime, inode,
 // device, through links, as Ninja's stat sees them) of each of those
 // files, and of the Ninja binary; while every one keeps it, Ninja would
@@ -29,7 +29,7 @@ import (
 //     deps log), grow while building (dyndep) or keep their logs elsewhere
 //     (builddir), or whose Ninja lacks the tools, gets a "never" record
 //     instead, redone when a manifest, a log or Ninja changes;
-//   - no file may have changed since Ninja began: every file's ctime
+//   - no file may have changed since the dry run began: every file's ctime
 //     must be older than that of the lock file, written when the build took
 //     the lock, before Ninja started (git's racy rule, with the lock file
 //     as the index). A file deleted after Ninja looked leaves no ctime, so
@@ -142,7 +142,7 @@ func readNoWorkRecord(dir string) (noWorkRecord, bool) {
 	return r, err == nil && r.dir == dir
 }
 
-// answersNoWork reports whether r stands for a Ninja run in dir with no work
+// answersNoWork reports whether r stands for a dry run of dir with no work
 // (every file unchanged, and the same Ninja).
 func (r noWorkRecord) answersNoWork() bool {
 	if r.never != "" || !r.holds() {

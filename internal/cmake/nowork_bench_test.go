@@ -65,7 +65,7 @@ func BenchmarkNoWorkAnswer(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		t := time.Now()
 		out, err := exec.Command("ninja", "-n", "-C", dir).CombinedOutput()
-		if err != nil || !saidNoWork(string(out)) {
+		if err != nil || !dryRunNoWork(out) {
 			b.Fatalf("ninja -n: %v\n%s", err, out)
 		}
 		ninjaTime += time.Since(t)

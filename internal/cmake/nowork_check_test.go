@@ -20,75 +20,77 @@ func copyNinja(t *testing.T) string {
 	return dir
 }
 
-// TestBuildSaysNoWorkOnlyWhenNinjaHadNone runs real Ninja: a build that
-// ran an edge, the first or after an input became newer than its output,
-// is not a no-work build; the one between them is.
-func TestBuildSaysNoWorkOnlyWhenNinjaHadNone(t *testing.T) {
+// TestNoWorkAsksNinjaAsNinja runs real Ninja with no record: `ninja -n`
+// reports work while the output is missing or older than its input, and
+// runs none of it (nothing is written); it reports no work once Ninja
+// built it; the log it writes is the command and Ninja's own lines.
+func TestNoWorkAsksNinjaAsNinja(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp")
 	dir := copyNinja(t)
-	build := func() BuildResult {
-		t.Helper()
-		res, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+	out := filepath.Join(dir, "out")
+	if CheckNoWork(dir).NoWork(context.Background()) {
+		t.Fatal("no work reported before the first build")
 	}
-	if res := build(); res.NoWork || res.Steps != 1 {
-		t.Fatalf("the first build: no work %v, %d steps", res.NoWork, res.Steps)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("ninja -n ran its edge: %v", err)
 	}
-	if res := build(); !res.NoWork || res.Steps != 0 {
-		t.Fatalf("the second build: no work %v, %d steps; log:\n%s", res.NoWork, res.Steps, readFile(t, filepath.Join(dir, "log")))
+	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")}); err != nil {
+		t.Fatal(err)
+	}
+	c := CheckNoWork(dir)
+	if !c.NoWork(context.Background()) || c.Recorded() != 0 {
+		t.Fatalf("work reported after a build (recorded %d); Ninja said:\n%s", c.Recorded(), c.out)
+	}
+	log := filepath.Join(dir, "dry.log")
+	if err := c.WriteLog(log); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, log)
+	if !strings.HasPrefix(got, "# ") || !strings.Contains(got, " -n -C "+dir+"\n") || !strings.HasSuffix(got, "ninja: no work to do.\n") {
+		t.Errorf("the log:\n%s", got)
 	}
 	// An input newer than the output, mtime forward by a second.
 	later := time.Now().Add(2 * time.Second)
 	if err := os.Chtimes(filepath.Join(dir, "in"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if res := build(); res.NoWork || res.Steps != 1 {
-		t.Errorf("with an input newer than its output: no work %v, %d steps", res.NoWork, res.Steps)
+	before := readFile(t, out)
+	if CheckNoWork(dir).NoWork(context.Background()) {
+		t.Error("no work reported with an input newer than its output")
 	}
-}
-
-// TestOrderedNoOpLeavesTheBuildDirectory: a build with known durations
-// reads an ordered copy of build.ninja; a second one with nothing to do
-// leaves that copy, and so the build directory, as they were: a record
-// judges absent nodes there by the directory's ctime (olderThan), so a
-// copy written again would void every record a no-op makes.
-func TestOrderedNoOpLeavesTheBuildDirectory(t *testing.T) {
-	testutil.NeedTools(t, "ninja", "cp")
-	dir := copyNinja(t)
-	opts := BuildOptions{Dir: dir, LogPath: filepath.Join(t.TempDir(), "log"), Durations: Durations{"out": time.Second}}
-	if res, err := Build(context.Background(), opts); err != nil || !res.Ordered {
-		t.Fatalf("the first build: ordered %v, %v", res.Ordered, err)
-	}
-	before := lookAt(dir)
-	time.Sleep(20 * time.Millisecond) // past the clock tick of the first build
-	res, err := Build(context.Background(), opts)
-	if err != nil || !res.Ordered || !res.NoWork {
-		t.Fatalf("the second build: ordered %v, no work %v, %v", res.Ordered, res.NoWork, err)
-	}
-	if after := lookAt(dir); after != before {
-		t.Errorf("the no-op changed the build directory: %+v, then %+v", before.id, after.id)
+	if readFile(t, out) != before {
+		t.Error("ninja -n rewrote the output")
 	}
 }
 
 // TestNoWorkCheckWithoutBuildFile: before the first configure there is
-// nothing to ask; a nil check answers nothing and remembers nothing.
+// nothing to ask; a nil check reports work and remembers nothing.
 func TestNoWorkCheckWithoutBuildFile(t *testing.T) {
 	dir := t.TempDir()
 	c := CheckNoWork(dir)
 	if c != nil {
 		t.Fatalf("a check started without build.ninja: %+v", c)
 	}
-	if c.Recorded() != 0 {
-		t.Error("a nil check answered")
+	if c.Recorded() != 0 || c.NoWork(context.Background()) {
+		t.Error("a nil check reported no work")
 	}
-	if err := c.Remember(context.Background(), BuildResult{NoWork: true}, lockNow(t)); err != nil {
+	if err := c.Remember(context.Background(), lockNow(t)); err != nil {
 		t.Error(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, noWorkRecordFile)); !os.IsNotExist(err) {
-		t.Errorf("a nil check wrote a record: %v", err)
+}
+
+// TestNoWorkStopped: ninja -n stopped by its context reports work,
+// whatever it would have found.
+func TestNoWorkStopped(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp")
+	dir := copyNinja(t)
+	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if CheckNoWork(dir).NoWork(ctx) {
+		t.Error("ninja -n stopped before it ran reported no work")
 	}
 }
 
@@ -107,7 +109,7 @@ func TestNoWorkCheckWritesTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readFile(t, log)
-	if !strings.HasPrefix(got, "# "+filepath.Join(dir, noWorkRecordFile)+": no file Ninja reads changed (") || !strings.Contains(got, " -C "+dir+"` found no work\n") || !strings.HasSuffix(got, "\nninja: no work to do.\n") {
+	if !strings.HasPrefix(got, "# "+filepath.Join(dir, noWorkRecordFile)+": no file Ninja reads changed (") || !strings.Contains(got, " -n -C "+dir+"` found no work\n") || !strings.HasSuffix(got, "\nninja: no work to do.\n") {
 		t.Errorf("the log:\n%s", got)
 	}
 	st, _ := os.Stat(log)
@@ -120,8 +122,8 @@ func TestNoWorkCheckWritesTheLog(t *testing.T) {
 	}
 }
 
-// TestSaidNoWork holds the reading of Ninja's output to real shapes.
-func TestSaidNoWork(t *testing.T) {
+// TestDryRunNoWork holds the reading of `ninja -n` output to real shapes.
+func TestDryRunNoWork(t *testing.T) {
 	for _, c := range []struct {
 		out  string
 		want bool
@@ -136,19 +138,19 @@ func TestSaidNoWork(t *testing.T) {
 		{"", false},
 		{"ninja: Entering directory `b'\n", false},
 	} {
-		if got := saidNoWork(c.out); got != c.want {
-			t.Errorf("saidNoWork(%q) = %v, want %v", c.out, got, c.want)
+		if got := dryRunNoWork([]byte(c.out)); got != c.want {
+			t.Errorf("dryRunNoWork(%q) = %v, want %v", c.out, got, c.want)
 		}
 	}
 }
 
-// FuzzSaidNoWork: the reading never panics, and says no work only when
+// FuzzDryRunNoWork: the reading never panics, and says no work only when
 // Ninja said so.
-func FuzzSaidNoWork(f *testing.F) {
-	f.Add("ninja: Entering directory `/c/rocm/build'\nninja: no work to do.\n")
-	f.Add("ninja: Entering directory `build'\n[0/1] Re-running CMake...\n")
-	f.Fuzz(func(t *testing.T, out string) {
-		if saidNoWork(out) && !strings.Contains(out, "ninja: no work to do.") {
+func FuzzDryRunNoWork(f *testing.F) {
+	f.Add([]byte("ninja: Entering directory `/c/rocm/build'\nninja: no work to do.\n"))
+	f.Add([]byte("ninja: Entering directory `build'\n[0/1] Re-running CMake...\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if dryRunNoWork(out) && !strings.Contains(string(out), "ninja: no work to do.") {
 			t.Errorf("no work read from %q", out)
 		}
 	})

@@ -27,7 +27,7 @@ func olderThan(f, since recordedFile) bool {
 	return memo.Clock{OK: true, Dev: since.id.Dev, Ctime: since.id.Ctime}.Older(f.id.Dev, f.id.Ctime)
 }
 
-// rememberNoWork makes dir's record after a Ninja run with no work, which
+// rememberNoWork makes dir's record after a dry run with no work, which
 // began after since (the lock file) was written; ninja is the program it
 // ran. It returns why no record of files was made ("" when one was), and
 // an error only when the record could not be written.
@@ -90,7 +90,7 @@ func rememberNoWork(ctx context.Context, dir, ninja string, since recordedFile) 
 		}
 		f := lookAt(p)
 		if !olderThan(f, since) {
-			return p + " changed while Ninja looked", nil
+			return p + " changed during the dry run", nil
 		}
 		rec.files = append(rec.files, f)
 	}

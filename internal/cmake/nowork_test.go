@@ -51,43 +51,32 @@ func buildNinja(t testing.TB, dir string) {
 }
 
 // asked is what a no-op build learns of dir: the record's answer, else
-// real Ninja's (which builds what it finds to do).
+// `ninja -n`'s.
 type asked struct {
 	check *NoWorkCheck
-	res   BuildResult
 	lock  string
-	log   string // Ninja's log, when it ran
 }
 
-// ask checks dir's record and, where it does not answer, runs Ninja; lock
-// is the lock file the caller took before (see NoWorkCheck.Remember).
+// ask checks dir's record and, where it does not answer, asks ninja -n;
+// lock is the lock file the caller took before (see NoWorkCheck.Remember).
 func ask(t testing.TB, dir, lock string) *asked {
 	t.Helper()
 	a := &asked{check: CheckNoWork(dir), lock: lock}
-	if a.check.Recorded() == 0 {
-		a.log = filepath.Join(t.TempDir(), "log")
-		a.res, _ = Build(context.Background(), BuildOptions{Dir: dir, LogPath: a.log})
-	}
+	a.check.NoWork(context.Background())
 	return a
 }
 
 // NoWork says whether the record or Ninja found nothing to do.
-func (a *asked) NoWork() bool { return a.check.Recorded() > 0 || a.res.NoWork }
+func (a *asked) NoWork() bool { return a.check.NoWork(context.Background()) }
 
 // Recorded is how many files the record checked when it answered.
 func (a *asked) Recorded() int { return a.check.Recorded() }
 
 // Remember makes the record as a no-op build does after Ninja's answer.
-func (a *asked) Remember(ctx context.Context) error { return a.check.Remember(ctx, a.res, a.lock) }
+func (a *asked) Remember(ctx context.Context) error { return a.check.Remember(ctx, a.lock) }
 
 // said is what Ninja said, for a failure's message.
-func (a *asked) said() string {
-	if a.log == "" {
-		return "(the record answered)"
-	}
-	b, _ := os.ReadFile(a.log)
-	return string(b)
-}
+func (a *asked) said() string { return string(a.check.out) }
 
 // remembered builds dir, lets Ninja find no work and remember it, and
 // checks that the next no-op is answered by the record.
@@ -113,7 +102,7 @@ func remembered(t *testing.T, dir string) {
 		if why == "" {
 			break
 		}
-		if try == 20 || !strings.Contains(why, "changed while Ninja looked") {
+		if try == 20 || !strings.Contains(why, "changed during the dry run") {
 			t.Fatalf("no record after %d tries: %s", try+1, why)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -241,7 +230,7 @@ func TestNoWorkRecordIsNotMadeFromARacyLook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(why, "changed while Ninja looked") {
+			if !strings.Contains(why, "changed during the dry run") {
 				t.Errorf("rememberNoWork made a record (why %q)", why)
 			}
 			if _, err := os.Stat(filepath.Join(dir, noWorkRecordFile)); !os.IsNotExist(err) {
@@ -371,7 +360,7 @@ func appendTo(t *testing.T, p, s string) {
 }
 
 // TestNoWorkRecordNeedsALockFile: a no-op without a lock file
-// cannot tell what changed while Ninja looked, so it leaves no record.
+// cannot tell what changed during the dry run, so it leaves no record.
 func TestNoWorkRecordNeedsALockFile(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp", "sh")
 	dir := headerNinja(t)

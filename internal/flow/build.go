@@ -87,9 +87,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	if _, err := r.purgeOldPin(); err != nil {
 		return nil, err
 	}
-	// The no-work record, checked since the lock was taken, is read only
-	// if the decision, below, redoes nothing.
-	check := r.check
 	// When nothing is to be redone, say nothing until something is: a
 	// no-op is one line, as cargo's and Ninja's are (-v for the details).
 	// Steps are held back until the decision (made once the tree and its
@@ -152,7 +149,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 	if !d.Configure && sum.noop() {
-		if done, err := p.finishNoop(ctx, check, d, sum, step, pr.Warn); done || err != nil {
+		if done, err := p.finishNoop(ctx, r.check, d, sum, step, pr.Warn); done || err != nil {
 			if err == nil && quiet {
 				pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 			} else if err == nil {
@@ -261,13 +258,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
-	if sum.noop() {
-		// Last, after every write of this run: the next no-op may then
-		// skip Ninja while nothing it reads changes.
-		if err := check.Remember(ctx, res, p.Layout.Lock); err != nil {
-			pr.Warn("%v", err)
-		}
-	}
 	if quiet && sum.noop() {
 		pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 	} else {

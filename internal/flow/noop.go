@@ -11,20 +11,22 @@ import (
 )
 
 // finishNoop ends a build that mlxbuild's own decision does not redo when
-// the no-work record, checked beside materialize under the cache's lock,
-// says Ninja has nothing to do either: then nothing was written since the
-// check began (the tree is as it was, nothing is configured), so its
-// answer is the build's, and the no-op costs no Ninja run and no
-// supervisor. It reports false, having changed nothing, when the record
-// does not answer: the real build then runs, and makes the record when
-// Ninja says it had no work (rememberNoWork).
+// Ninja has nothing to do either: the no-work record, checked since the
+// lock was taken, says so, or else `ninja -n`, asked now. Nothing was
+// written since the check began (the tree is as it was, nothing is
+// configured), so its answer is the build's, and the no-op costs no real
+// Ninja run and no supervisor. It reports false, having changed nothing,
+// when Ninja has work: the real build then runs.
 func (p *Prepared) finishNoop(ctx context.Context, check *cmake.NoWorkCheck, d *decision, sum *Summary, step, warn func(string, ...any)) (bool, error) {
-	n := check.Recorded()
-	if n == 0 {
+	t := time.Now()
+	if !check.NoWork(ctx) {
 		return false, nil
 	}
-	t := time.Now()
-	step("build: Ninja has nothing to do (none of the %s it reads changed since ninja -n said so)", plural.Count(n, "file"))
+	if n := check.Recorded(); n > 0 {
+		step("build: Ninja has nothing to do (none of the %s it reads changed since ninja -n said so)", plural.Count(n, "file"))
+	} else {
+		step("build: Ninja has nothing to do (ninja -n)")
+	}
 	if err := check.WriteLog(p.Layout.Log); err != nil {
 		return true, err
 	}
@@ -43,5 +45,10 @@ func (p *Prepared) finishNoop(ctx context.Context, check *cmake.NoWorkCheck, d *
 		return true, err
 	}
 	sum.Phases = append(sum.Phases, Phase{"link plan", time.Since(t)})
+	// Last, after every write of this run: the next no-op may then skip
+	// Ninja while nothing it reads changes.
+	if err := check.Remember(ctx, p.Layout.Lock); err != nil {
+		warn("%v", err)
+	}
 	return true, nil
 }

@@ -58,10 +58,10 @@ type run struct {
 // for a build whose build directory is configured already: its cache
 // exists, so locking it writes nothing new, and it is locked once the
 // project file is read, so the no-work record is checked beside the
-// resolution (about 2 ms of CPU on the real-shape tree, docs/benchmarks.md
-// "The no-op decided once"). On an error once the backend is selected the
-// run is still returned, so verify can run the checks that read only
-// sources; a nil run closes too.
+// resolution, one-threaded, rather than beside materialize's parallel
+// walk (measured in docs/benchmarks.md, "The no-op decided once"). On an
+// error once the backend is selected the run is still returned, so verify
+// can run the checks that read only sources; a nil run closes too.
 func open(ctx context.Context, o Options, req request) (*run, error) {
 	if err := checkWorkingDir(); err != nil {
 		return nil, err

@@ -1,10 +1,12 @@
 package flow
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +95,38 @@ func TestRunHoldsTheLockFromOpenToClose(t *testing.T) {
 		t.Error("apply's run does not hold the lock")
 	}
 	r.close()
+}
+
+// TestBuildLocksOnlyTheNamedCache: the project file names its cache, and
+// another mlxbuild holds the lock of a configured build at the default
+// place (target/mlxbuild beside the file). The build locks the named cache
+// alone: it neither waits for the other lock nor takes it.
+func TestBuildLocksOnlyTheNamedCache(t *testing.T) {
+	dir := t.TempDir()
+	named := filepath.Join(dir, "named")
+	testutil.WriteFile(t, filepath.Join(dir, "mlx", "CMakeLists.txt"), "project(mlx CXX)\n")
+	testutil.WriteFile(t, filepath.Join(dir, "mlxbuild.yaml"), "source:\n  dir: mlx\ncache: "+named+"\n")
+	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "NO_COLOR": "1"}
+	var said bytes.Buffer
+	o := Options{Dir: dir, Env: func(k string) string { return env[k] }, GOOS: "linux", Stdout: &said, Stderr: &said}
+	other := cache.For(filepath.Join(dir, "target", "mlxbuild"), "cpu")
+	if err := cache.Prepare(other, dir); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(other.Build, "build.ninja"), "rule cp\n  command = cp $in $out\nbuild out: cp in\n")
+	unlock, err := cache.Lock(context.Background(), other.Lock, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := open(ctx, o, buildRequest("build:cpu", "cpu"))
+	defer r.close()
+	if err != nil {
+		t.Fatalf("open: %v\n%s", err, said.String())
+	}
+	if r.lock.dir != cache.For(named, "cpu").Dir || strings.Contains(said.String(), "waiting for") {
+		t.Errorf("the run locked %q; it said:\n%s", r.lock.dir, said.String())
+	}
 }

@@ -74,28 +74,3 @@ func TestCacheRootRefused(t *testing.T) {
 		t.Errorf("target/mlxbuild: %v", err)
 	}
 }
-
-// TestGuessCacheRoot: MLXBUILD_CACHE, else target/mlxbuild beside the
-// project file found from dir, else nothing.
-func TestGuessCacheRoot(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "a", "b")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	get := func(k string) string { return env[k] }
-	if got := GuessCacheRoot(sub, get); got != "" {
-		t.Errorf("without a project file: %q", got)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mlxbuild.yaml"), []byte("source:\n  dir: x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := GuessCacheRoot(sub, get), filepath.Join(dir, "target", "mlxbuild"); got != want {
-		t.Errorf("beside the project file: %q, want %q", got, want)
-	}
-	env["MLXBUILD_CACHE"] = filepath.Join(dir, "c")
-	if got := GuessCacheRoot(sub, get); got != env["MLXBUILD_CACHE"] {
-		t.Errorf("with MLXBUILD_CACHE: %q", got)
-	}
-}

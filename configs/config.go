@@ -80,29 +80,6 @@ func CheckJobs(name, value string) error {
 	return nil
 }
 
-// GuessCacheRoot is where the cache of the project found from dir is
-// unless its project file names another (cache:): MLXBUILD_CACHE, or the
-// default (defaultCacheRoot); "" when no project file is found. It
-// reads no file, so a build can lock and ask Ninja while the file is
-// parsed; LoadConfig's root is the one that counts.
-func GuessCacheRoot(dir string, env func(string) string) string {
-	if env == nil {
-		env = os.Getenv
-	}
-	if c := env("MLXBUILD_CACHE"); c != "" {
-		abs, err := filepath.Abs(c)
-		if err != nil {
-			return ""
-		}
-		return abs
-	}
-	file, err := find(dir, env)
-	if err != nil {
-		return ""
-	}
-	return defaultCacheRoot(filepath.Dir(file), env).Value
-}
-
 // Spec returns the effective spec of a backend: the embedded one, extended
 // or replaced by the project's spec file, with the lock file (mlxbuild.lock)
 // over its dependencies.

@@ -1,7 +1,6 @@
 package cmake
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -132,7 +131,7 @@ func TestNoWorkRecordKeepsFilesFolderByFolder(t *testing.T) {
 		t.Errorf("%d folders in the record, want the build directory, s/x, s/y, o/x and o/y", len(done))
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "s", "x", "three"), "changed\n")
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || d.NoWork() {
+	if d := ask(t, dir, lockNow(t)); d.Recorded() != 0 || d.NoWork() {
 		t.Errorf("a changed source in s/x: recorded %d, no work %v", d.Recorded(), d.NoWork())
 	}
 }

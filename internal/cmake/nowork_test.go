@@ -50,19 +50,52 @@ func buildNinja(t testing.TB, dir string) {
 	}
 }
 
-// remembered builds dir, lets a dry run find no work and remember it, and
-// checks that the next dry run is answered by the record.
+// asked is what a no-op build learns of dir: the record's answer, else
+// `ninja -n`'s.
+type asked struct {
+	check *NoWorkCheck
+	lock  string
+}
+
+// ask checks dir's record and, where it does not answer, asks ninja -n;
+// lock is the lock file the caller took before (see NoWorkCheck.Remember).
+func ask(t testing.TB, dir, lock string) *asked {
+	t.Helper()
+	a := &asked{check: CheckNoWork(dir), lock: lock}
+	a.check.NoWork(context.Background())
+	return a
+}
+
+// NoWork says whether the record or Ninja found nothing to do.
+func (a *asked) NoWork() bool { return a.check.NoWork(context.Background()) }
+
+// Recorded is how many files the record checked when it answered.
+func (a *asked) Recorded() int { return a.check.Recorded() }
+
+// Remember makes the record as a no-op build does after Ninja's answer.
+func (a *asked) Remember(ctx context.Context) error { return a.check.Remember(ctx, a.lock) }
+
+// said is what Ninja said, for a failure's message.
+func (a *asked) said() string { return string(a.check.out) }
+
+// remembered builds dir, lets Ninja find no work and remember it, and
+// checks that the next no-op is answered by the record.
 func remembered(t *testing.T, dir string) {
 	t.Helper()
 	buildNinja(t, dir)
-	d := StartDryRun(context.Background(), dir, lockNow(t))
+	lock := lockNow(t)
+	d := ask(t, dir, lock)
 	if !d.NoWork() || d.Recorded() != 0 {
-		t.Fatalf("after a build: no work %v, recorded %d; Ninja said:\n%s", d.NoWork(), d.Recorded(), d.out)
+		t.Fatalf("after a build: no work %v, recorded %d; Ninja said:\n%s", d.NoWork(), d.Recorded(), d.said())
+	}
+	ninja, err := ninjaFor(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	// Files the build wrote within the file system's clock tick of the
 	// sentinel are racy (olderThan): a later look makes the record.
 	for try := 0; ; try++ {
-		why, err := rememberNoWork(context.Background(), dir, d.ninja, d.since)
+		why, err := rememberNoWork(context.Background(), dir, ninja, lookAt(lock))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +106,17 @@ func remembered(t *testing.T, dir string) {
 			t.Fatalf("no record after %d tries: %s", try+1, why)
 		}
 		time.Sleep(10 * time.Millisecond)
-		if d = StartDryRun(context.Background(), dir, lockNow(t)); !d.NoWork() {
-			t.Fatalf("work on a dry run again:\n%s", d.out)
+		lock = lockNow(t)
+		if d = ask(t, dir, lock); !d.NoWork() {
+			t.Fatalf("work on a no-op again:\n%s", d.said())
 		}
 	}
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); !d.NoWork() || d.Recorded() == 0 {
+	if d := ask(t, dir, lockNow(t)); !d.NoWork() || d.Recorded() == 0 {
 		t.Fatalf("the record did not answer: no work %v, recorded %d\n%s", d.NoWork(), d.Recorded(), readFile(t, filepath.Join(dir, noWorkRecordFile)))
 	}
 }
 
-// TestNoWorkRecordAnswersUntilAFileChanges runs real Ninja. After a dry run
+// TestNoWorkRecordAnswersUntilAFileChanges runs real Ninja. After Ninja
 // found no work, the record answers, and keeps answering while nothing
 // changes; every kind of change to what Ninja reads makes Ninja answer
 // again, and where Ninja then has work the record must not have said
@@ -123,7 +157,7 @@ func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 			dir := headerNinja(t)
 			remembered(t, dir)
 			c.change(t, dir)
-			d := StartDryRun(context.Background(), dir, lockNow(t))
+			d := ask(t, dir, lockNow(t))
 			if c.name == "nothing" {
 				if d.Recorded() == 0 || !d.NoWork() {
 					t.Errorf("with nothing changed the record did not answer (no work %v)", d.NoWork())
@@ -134,7 +168,7 @@ func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 				t.Errorf("the record answered after %s", c.name)
 			}
 			if d.NoWork() == c.work {
-				t.Errorf("Ninja's answer: no work %v, want %v; it said:\n%s", d.NoWork(), !c.work, d.out)
+				t.Errorf("Ninja's answer: no work %v, want %v; it said:\n%s", d.NoWork(), !c.work, d.said())
 			}
 		})
 	}
@@ -156,7 +190,7 @@ func TestNoWorkRecordFollowsTheNinjaProgram(t *testing.T) {
 
 	copied := filepath.Join(t.TempDir(), "copy")
 	testutil.RunOK(t, nil, "", "cp", "-a", dir, copied)
-	if d := StartDryRun(context.Background(), copied, lockNow(t)); d.Recorded() != 0 {
+	if d := ask(t, copied, lockNow(t)); d.Recorded() != 0 {
 		t.Error("the record answered for a copy of its build directory")
 	}
 
@@ -165,13 +199,13 @@ func TestNoWorkRecordFollowsTheNinjaProgram(t *testing.T) {
 	if err := os.Rename(prog+".new", prog); err != nil {
 		t.Fatal(err)
 	}
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || !d.NoWork() {
+	if d := ask(t, dir, lockNow(t)); d.Recorded() != 0 || !d.NoWork() {
 		t.Errorf("after Ninja was replaced: recorded %d, no work %v", d.Recorded(), d.NoWork())
 	}
 }
 
 // TestNoWorkRecordIsNotMadeFromARacyLook: a file that changed after the
-// dry run began (here its ctime, by a touch that keeps its times, and a
+// Ninja began (here its ctime, by a touch that keeps its times, and a
 // node removed, which leaves only its directory's ctime) may not have been
 // what Ninja saw, so no record is made.
 func TestNoWorkRecordIsNotMadeFromARacyLook(t *testing.T) {
@@ -187,12 +221,12 @@ func TestNoWorkRecordIsNotMadeFromARacyLook(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := headerNinja(t)
 			buildNinja(t, dir)
-			d := StartDryRun(context.Background(), dir, lockNow(t))
-			if !d.NoWork() {
-				t.Fatalf("work after a build:\n%s", d.out)
+			lock := lockNow(t)
+			if d := ask(t, dir, lock); !d.NoWork() {
+				t.Fatalf("work after a build:\n%s", d.said())
 			}
 			change(dir)
-			why, err := rememberNoWork(context.Background(), dir, d.ninja, d.since)
+			why, err := rememberNoWork(context.Background(), dir, "ninja", lookAt(lock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,9 +255,9 @@ build obj: cc src
 	testutil.WriteFile(t, filepath.Join(dir, "src"), "src\n")
 	testutil.WriteFile(t, filepath.Join(dir, "header.h"), "h\n")
 	buildNinja(t, dir)
-	d := StartDryRun(context.Background(), dir, lockNow(t))
+	d := ask(t, dir, lockNow(t))
 	if !d.NoWork() {
-		t.Fatalf("work after a build:\n%s", d.out)
+		t.Fatalf("work after a build:\n%s", d.said())
 	}
 	if err := d.Remember(context.Background()); err != nil {
 		t.Fatal(err)
@@ -232,17 +266,17 @@ build obj: cc src
 	if !ok || !strings.Contains(rec.never, "depfile") || len(rec.files) == 0 || rec.files[0].path != filepath.Join(dir, "build.ninja") {
 		t.Fatalf("the record: %+v (ok %v)", rec, ok)
 	}
-	d = StartDryRun(context.Background(), dir, lockNow(t))
-	if d.Recorded() != 0 || !d.never || !d.NoWork() {
-		t.Errorf("with a never record: recorded %d, never %v, no work %v", d.Recorded(), d.never, d.NoWork())
+	d = ask(t, dir, lockNow(t))
+	if d.Recorded() != 0 || !d.check.never || !d.NoWork() {
+		t.Errorf("with a never record: recorded %d, never %v, no work %v", d.Recorded(), d.check.never, d.NoWork())
 	}
 	// The header, known only from the depfile, changes: Ninja must see it.
 	chtimes(t, filepath.Join(dir, "header.h"), time.Now().Add(3*time.Second))
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.NoWork() || d.Recorded() != 0 {
+	if d := ask(t, dir, lockNow(t)); d.NoWork() || d.Recorded() != 0 {
 		t.Errorf("a header known from a depfile changed, and no work was reported")
 	}
 	appendTo(t, filepath.Join(dir, "build.ninja"), "# changed\n")
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || d.never {
+	if d := ask(t, dir, lockNow(t)); d.Recorded() != 0 || d.check.never {
 		t.Error("a never record held after its manifest changed")
 	}
 }
@@ -280,7 +314,7 @@ build all: phony out$ file obj
 }
 
 // lockNow writes a file as a build writes its lock file when it takes the
-// lock, just before a dry run, and returns its path.
+// lock, before Ninja runs, and returns its path.
 func lockNow(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "lock")
@@ -325,16 +359,16 @@ func appendTo(t *testing.T, p, s string) {
 	}
 }
 
-// TestNoWorkRecordNeedsALockFile: a dry run started without a lock file
-// cannot tell what changed while Ninja looked, so it leaves no record.
+// TestNoWorkRecordNeedsALockFile: a no-op without a lock file
+// cannot tell what changed during the dry run, so it leaves no record.
 func TestNoWorkRecordNeedsALockFile(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp", "sh")
 	dir := headerNinja(t)
 	buildNinja(t, dir)
 	time.Sleep(20 * time.Millisecond) // past the clock tick of the build
-	d := StartDryRun(context.Background(), dir, "")
+	d := ask(t, dir, "")
 	if !d.NoWork() {
-		t.Fatalf("work after a build:\n%s", d.out)
+		t.Fatalf("work after a build:\n%s", d.said())
 	}
 	if err := d.Remember(context.Background()); err != nil {
 		t.Fatal(err)
@@ -359,9 +393,9 @@ func TestNoWorkRecordNeverWithoutNinjasTools(t *testing.T) {
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "CMakeCache.txt"), "CMAKE_MAKE_PROGRAM:FILEPATH="+fake+"\n")
 	time.Sleep(20 * time.Millisecond) // past the clock tick of the writes
-	d := StartDryRun(context.Background(), dir, lockNow(t))
+	d := ask(t, dir, lockNow(t))
 	if !d.NoWork() {
-		t.Fatalf("the fake Ninja's dry run: %s", d.out)
+		t.Fatalf("the fake Ninja: %s", d.said())
 	}
 	if err := d.Remember(context.Background()); err != nil {
 		t.Fatal(err)
@@ -370,9 +404,9 @@ func TestNoWorkRecordNeverWithoutNinjasTools(t *testing.T) {
 		t.Fatalf("the record: %+v (ok %v)", rec, ok)
 	}
 	for i := 0; i < 2; i++ {
-		d := StartDryRun(context.Background(), dir, lockNow(t))
-		if d.Recorded() != 0 || !d.never {
-			t.Fatalf("run %d: never %v, recorded %d", i, d.never, d.Recorded())
+		d := ask(t, dir, lockNow(t))
+		if d.Recorded() != 0 || !d.check.never {
+			t.Fatalf("run %d: never %v, recorded %d", i, d.check.never, d.Recorded())
 		}
 		if err := d.Remember(context.Background()); err != nil {
 			t.Fatal(err)
@@ -385,7 +419,7 @@ func TestNoWorkRecordNeverWithoutNinjasTools(t *testing.T) {
 	if err := os.Rename(fake+".new", fake); err != nil {
 		t.Fatal(err)
 	}
-	if d := StartDryRun(context.Background(), dir, lockNow(t)); d.Recorded() != 0 || d.never {
+	if d := ask(t, dir, lockNow(t)); d.Recorded() != 0 || d.check.never {
 		t.Error("the never record held for a new Ninja binary")
 	}
 }

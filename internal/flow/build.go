@@ -84,7 +84,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 		sum.Arch, sum.ArchSource = p.archList, p.Arch.Source
 	}
 	sum.Phases = append(sum.Phases, Phase{"prepare", time.Since(r.opened)})
-	dry := r.lock.dry
 	if _, err := r.purgeOldPin(); err != nil {
 		return nil, err
 	}
@@ -150,7 +149,7 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 	}
 	sum.Phases = append(sum.Phases, Phase{"materialize", time.Since(t)})
 	if !d.Configure && sum.noop() {
-		if done, err := p.finishNoop(ctx, dry, d, sum, step, pr.Warn); done || err != nil {
+		if done, err := p.finishNoop(ctx, r.check, d, sum, step, pr.Warn); done || err != nil {
 			if err == nil && quiet {
 				pr.Done("%s is up to date (no input changed; Ninja had nothing to do)", sum.Backend)
 			} else if err == nil {
@@ -159,7 +158,6 @@ func (r *run) build(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 	}
-	dry.Stop()
 	t = time.Now()
 	expect := d.expect // what CMake's cache must hold once Ninja ran
 	if d.Configure {

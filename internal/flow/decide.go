@@ -80,7 +80,7 @@ func (r *run) purgeOldPin() (bool, error) {
 	if from == "" {
 		return false, nil
 	}
-	r.lock.dry.Stop() // it reads what the purge removes, and its answer is void
+	r.check = nil // it reads what the purge removes: its answer is void
 	if err := cache.PurgeForPin(r.Layout, from, r.pinLabel()); err != nil {
 		return false, err
 	}
@@ -89,10 +89,6 @@ func (r *run) purgeOldPin() (bool, error) {
 	r.configured, last.configured = false, nil
 	return true, nil
 }
-
-// prepareCache creates the backend's cache directory, refusing one that
-// another project owns.
-func (p *Prepared) prepareCache() error { return cache.Prepare(p.Layout, p.Config.Project.Dir) }
 
 // materialize makes sure the pristine source is at the pin and applies the
 // overlay into the backend's tree.

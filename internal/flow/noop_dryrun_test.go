@@ -49,12 +49,11 @@ func TestNoopTrustsNinjasDryRunOnlyWhenItHasNoWork(t *testing.T) {
 	}
 }
 
-// TestEarlyLockFollowsTheChosenBackend: build:cpu's cache is locked early
-// (it is configured), but a Cargo feature chooses rocm: that cache is
-// built, a rocm object removed is rebuilt (cpu's dry run, which has no
-// work, must not answer for rocm), a no-op follows, and the cpu cache is
-// left as it was.
-func TestEarlyLockFollowsTheChosenBackend(t *testing.T) {
+// TestNoopFollowsTheChosenBackend: build:cpu's cache is configured, but a
+// Cargo feature chooses rocm: that cache is built, a rocm object removed
+// is rebuilt (cpu's Ninja and record, which have no work, must not answer
+// for rocm), a no-op follows, and the cpu cache is left as it was.
+func TestNoopFollowsTheChosenBackend(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++", "hipcc")
 	// Debian lacks these; the example's build does not link them.
 	p := newProject(t, "link:\n  remove: [hipfft, rocblas, hipblaslt]\n")
@@ -84,13 +83,12 @@ func TestEarlyLockFollowsTheChosenBackend(t *testing.T) {
 	}
 }
 
-// TestGuessedCacheIsNotTrusted: with MLXBUILD_CACHE unset the build locks
-// and asks Ninja in target/mlxbuild beside the project file before the
-// file is read. Here the file names another cache, and a configured decoy
-// sits at the guessed place: its dry run (no work) must not answer for
-// the named cache, whose removed object is rebuilt; the decoy is left as
-// it was.
-func TestGuessedCacheIsNotTrusted(t *testing.T) {
+// TestNoopAsksTheNamedCache: with MLXBUILD_CACHE unset the project file
+// names another cache than the default, target/mlxbuild beside it, where
+// a configured decoy sits: its Ninja and record (no work) must not answer
+// for the named cache, whose removed object is rebuilt; the decoy is left
+// as it was.
+func TestNoopAsksTheNamedCache(t *testing.T) {
 	testutil.NeedTools(t, "cmake", "ninja", "c++")
 	p := newProject(t, "")
 	t.Setenv("MLXBUILD_CACHE", "")
@@ -102,7 +100,7 @@ func TestGuessedCacheIsNotTrusted(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(p.Dir, "mlxbuild.yaml"), string(yaml)+"cache: "+named+"\n")
 	run := func() *flow.Summary { t.Helper(); return buildCPU(t, p.Dir) }
 	run()
-	// The decoy: the same build, copied to where the guess looks.
+	// The decoy: the same build, copied to the default place.
 	decoy := filepath.Join(p.Dir, "target", "mlxbuild")
 	if err := os.MkdirAll(filepath.Dir(decoy), 0o755); err != nil {
 		t.Fatal(err)

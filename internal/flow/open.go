@@ -2,12 +2,14 @@ package flow
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/mlxbuild/mlxbuild/backends"
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/cmake"
+	"github.com/mlxbuild/mlxbuild/internal/ui"
 )
 
 // request is what a flow entry asks of the opening of its run.
@@ -21,9 +23,8 @@ type request struct {
 	// resolve locates the toolchain, checks its version constraints and
 	// resolves the architectures.
 	resolve bool
-	// build says a build follows: the warnings are said, what the
-	// toolchain lacks is refused before the lock is waited for, and the
-	// lock is taken with Ninja's dry run started under it.
+	// build says a build follows: the warnings are said, and what the
+	// toolchain lacks is refused before the lock is waited for.
 	build bool
 	// lock takes the backend cache's lock (build, apply); plan, which
 	// writes nothing, takes none.
@@ -37,6 +38,9 @@ type request struct {
 type run struct {
 	*Prepared
 	lock heldLock
+	// check is the no-work record's answer for a build of a configured
+	// directory, asked once the lock is held (nil otherwise).
+	check *cmake.NoWorkCheck
 	// configured is the one answer to "does the build directory hold a
 	// generated build.ninja" (cmake.Configured), asked under the lock
 	// where the run holds one; a purge of the old pin makes it false.
@@ -47,16 +51,17 @@ type run struct {
 	opened  time.Time
 }
 
-// open opens a run. Where a configured build exists for the backend a
-// build names, its lock is taken before the project file is read (where
-// the cache is unless the file names another, configs.GuessCacheRoot), so
-// Ninja's no-op check runs beside the parse and the rest of the opening;
-// nothing of it is trusted until the file names that cache, and another
-// cache or backend drops it. Where there is no configured build yet,
-// nothing is written before the configuration is checked whole: the lock
-// waits until then. On an error once the backend is selected the run is
-// still returned, so verify can run the checks that read only sources; a
-// nil run closes too.
+// open opens a run: the project file read and the backend selected, the
+// toolchain and architectures resolved, and, for a request that locks,
+// the run's lock taken (lockCache). Nothing is written before the
+// configuration is checked whole, so the lock waits until then, except
+// for a build whose build directory is configured already: its cache
+// exists, so locking it writes nothing new, and it is locked once the
+// project file is read, so the no-work record is checked beside the
+// resolution, one-threaded, rather than beside materialize's parallel
+// walk (measured in docs/benchmarks.md, "The no-op decided once"). On an
+// error once the backend is selected the run is still returned, so verify
+// can run the checks that read only sources; a nil run closes too.
 func open(ctx context.Context, o Options, req request) (*run, error) {
 	if err := checkWorkingDir(); err != nil {
 		return nil, err
@@ -64,37 +69,15 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 	o = o.withDefaults()
 	pr := o.printer()
 	r := &run{opened: time.Now()}
-	guessed := ""
-	if req.build && backends.Lookup(req.backend) != nil {
-		if root := configs.GuessCacheRoot(o.Dir, o.Env); root != "" {
-			if l := cache.For(root, req.backend); cmake.Configured(l.Build) && cache.CheckRoot(root) == nil && l.CheckFolders() == nil {
-				guessed = root
-				if err := r.lock.take(ctx, l, req.backend, pr, true); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
 	p, err := load(o, req)
 	if err != nil {
-		r.close()
 		return nil, err
 	}
 	r.Prepared = p
-	if r.lock.dir != "" && guessed == p.Config.CacheRoot.Value && req.backend == p.Backend {
-		p.Layout = r.lock.layout // the layout the guess computed is the project's
-	} else {
-		r.lock.release() // the project file names another cache, or another backend was chosen
-		p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
-	}
-	if req.build && r.lock.dir == "" && cmake.Configured(p.Layout.Build) {
-		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, true); err != nil {
-			return r, err
-		}
-	}
-	settled := r.lock.dir != ""
-	if settled {
-		if err := r.settle(); err != nil {
+	p.Layout = cache.For(p.Config.CacheRoot.Value, p.Backend)
+	configured := req.lock && req.build && cmake.Configured(p.Layout.Build)
+	if configured {
+		if err := r.lockCache(ctx, req); err != nil {
 			return r, err
 		}
 	}
@@ -114,26 +97,42 @@ func open(ctx context.Context, o Options, req request) (*run, error) {
 			return r, p.gapsError(gaps)
 		}
 	}
-	if req.lock && r.lock.dir == "" {
-		// The owner record is written under the lock: a run holding it
-		// sweeps the record's temporary files as a killed run's.
-		if err := cache.PrepareFolders(p.Layout); err != nil {
-			return r, err
-		}
-		if err := r.lock.take(ctx, p.Layout, p.Backend, pr, req.build); err != nil {
-			return r, err
-		}
-		if err := cache.ClaimOwner(p.Layout, p.Config.Project.Dir); err != nil {
-			return r, err
-		}
-		if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+	if req.lock && !configured {
+		if err := r.lockCache(ctx, req); err != nil {
 			return r, err
 		}
 	}
-	if !settled {
+	if !req.lock {
 		r.configured = cmake.Configured(p.Layout.Build)
 	}
 	return r, nil
+}
+
+// lockCache takes the run's lock on its backend's cache and does what the
+// lock is for: the owner record written under it (a run holding the lock
+// sweeps the record's temporary files as a killed run's), what killed runs
+// left cleared, and the build directory asked, under the lock, whether it
+// is configured. For a build of a configured directory it starts the
+// no-work record's check, read only if the decision redoes nothing.
+func (r *run) lockCache(ctx context.Context, req request) error {
+	p := r.Prepared
+	if err := cache.PrepareFolders(p.Layout); err != nil {
+		return err
+	}
+	if err := r.lock.take(ctx, p.Layout, p.Backend, p.Opts.printer()); err != nil {
+		return err
+	}
+	if err := cache.ClaimOwner(p.Layout, p.Config.Project.Dir); err != nil {
+		return err
+	}
+	if _, err := cache.RemoveStaleTemps(p.Layout); err != nil {
+		return err
+	}
+	r.configured = cmake.Configured(p.Layout.Build)
+	if req.build && r.configured {
+		r.check = cmake.CheckNoWork(p.Layout.Build)
+	}
+	return nil
 }
 
 // load reads the project file and selects the backend (or, for an exact
@@ -155,27 +154,12 @@ func load(o Options, req request) (*Prepared, error) {
 	return p, p.selectBackend(req.target, req.backend)
 }
 
-// settle is what the lock is for, done for a cache locked before the
-// project file was read: the directory checked as this project's, then
-// cleared of what killed runs left; and the build directory asked, under
-// the lock, whether it is configured.
-func (r *run) settle() error {
-	if err := r.prepareCache(); err != nil {
-		return err
-	}
-	if _, err := cache.RemoveStaleTemps(r.Layout); err != nil {
-		return err
-	}
-	r.configured = cmake.Configured(r.Layout.Build)
-	return nil
-}
-
 // Configured says whether the build directory holds a generated
 // build.ninja, as the run found it (under its lock where it holds one).
 func (r *run) Configured() bool { return r.configured }
 
-// close ends the run: Ninja's dry run stopped, the lock given up, what
-// the opening set aside restored. A nil run closes too.
+// close ends the run: the lock given up, what the opening set aside
+// restored. A nil run closes too.
 func (r *run) close() {
 	if r == nil {
 		return
@@ -209,4 +193,34 @@ func (r *run) lastBuild() (*lastBuild, error) {
 	}
 	r.last = &lastBuild{old, configured}
 	return r.last, nil
+}
+
+// heldLock is a backend cache's lock a run holds.
+type heldLock struct {
+	dir    string // the locked backend directory; "" when none is held
+	unlock func() error
+}
+
+// take locks l's directory, saying so when another mlxbuild holds it.
+func (h *heldLock) take(ctx context.Context, l cache.Layout, backend string, pr *ui.Printer) error {
+	// The lock file is made, and written, in the backend's directory.
+	if err := l.CheckFolders(); err != nil {
+		return err
+	}
+	unlock, err := cache.Lock(ctx, l.Lock, func(pid int) {
+		pr.Info("waiting for %s that holds %s", cache.Holder(pid), l.Lock)
+	})
+	if err != nil {
+		return fmt.Errorf("locking the %s cache: %w", backend, err)
+	}
+	h.dir, h.unlock = l.Dir, unlock
+	return nil
+}
+
+// release gives the lock up.
+func (h *heldLock) release() {
+	if h.unlock != nil {
+		_ = h.unlock()
+	}
+	*h = heldLock{}
 }

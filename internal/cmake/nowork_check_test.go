@@ -20,34 +20,34 @@ func copyNinja(t *testing.T) string {
 	return dir
 }
 
-// TestDryRunAnswersAsNinja runs real Ninja: the dry run reports work while
-// the output is missing or older than its input, and runs none of it
-// (nothing is written); it reports no work once Ninja built it; the log it
-// writes is the command and Ninja's own lines.
-func TestDryRunAnswersAsNinja(t *testing.T) {
+// TestNoWorkAsksNinjaAsNinja runs real Ninja with no record: `ninja -n`
+// reports work while the output is missing or older than its input, and
+// runs none of it (nothing is written); it reports no work once Ninja
+// built it; the log it writes is the command and Ninja's own lines.
+func TestNoWorkAsksNinjaAsNinja(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp")
 	dir := copyNinja(t)
 	out := filepath.Join(dir, "out")
-	if StartDryRun(context.Background(), dir, "").NoWork() {
+	if CheckNoWork(dir).NoWork(context.Background()) {
 		t.Fatal("no work reported before the first build")
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatalf("the dry run ran its edge: %v", err)
+		t.Fatalf("ninja -n ran its edge: %v", err)
 	}
 	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")}); err != nil {
 		t.Fatal(err)
 	}
-	d := StartDryRun(context.Background(), dir, "")
-	if !d.NoWork() {
-		t.Fatalf("work reported after a build; Ninja said:\n%s", d.out)
+	c := CheckNoWork(dir)
+	if !c.NoWork(context.Background()) || c.Recorded() != 0 {
+		t.Fatalf("work reported after a build (recorded %d); Ninja said:\n%s", c.Recorded(), c.out)
 	}
 	log := filepath.Join(dir, "dry.log")
-	if err := d.WriteLog(log); err != nil {
+	if err := c.WriteLog(log); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, log)
 	if !strings.HasPrefix(got, "# ") || !strings.Contains(got, " -n -C "+dir+"\n") || !strings.HasSuffix(got, "ninja: no work to do.\n") {
-		t.Errorf("dry-run log:\n%s", got)
+		t.Errorf("the log:\n%s", got)
 	}
 	// An input newer than the output, mtime forward by a second.
 	later := time.Now().Add(2 * time.Second)
@@ -55,29 +55,33 @@ func TestDryRunAnswersAsNinja(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readFile(t, out)
-	if StartDryRun(context.Background(), dir, "").NoWork() {
+	if CheckNoWork(dir).NoWork(context.Background()) {
 		t.Error("no work reported with an input newer than its output")
 	}
 	if readFile(t, out) != before {
-		t.Error("the dry run rewrote the output")
+		t.Error("ninja -n rewrote the output")
 	}
 }
 
-// TestDryRunWithoutBuildFile: before the first configure there is nothing
-// to ask; a nil dry run reports work and stops at once.
-func TestDryRunWithoutBuildFile(t *testing.T) {
-	d := StartDryRun(context.Background(), t.TempDir(), "")
-	if d != nil {
-		t.Fatalf("a dry run started without build.ninja: %+v", d)
+// TestNoWorkCheckWithoutBuildFile: before the first configure there is
+// nothing to ask; a nil check reports work and remembers nothing.
+func TestNoWorkCheckWithoutBuildFile(t *testing.T) {
+	dir := t.TempDir()
+	c := CheckNoWork(dir)
+	if c != nil {
+		t.Fatalf("a check started without build.ninja: %+v", c)
 	}
-	if d.NoWork() {
-		t.Error("a nil dry run reported no work")
+	if c.Recorded() != 0 || c.NoWork(context.Background()) {
+		t.Error("a nil check reported no work")
 	}
-	d.Stop()
+	if err := c.Remember(context.Background(), lockNow(t)); err != nil {
+		t.Error(err)
+	}
 }
 
-// TestDryRunStop: a stopped dry run reports work, whatever it had found.
-func TestDryRunStop(t *testing.T) {
+// TestNoWorkStopped: ninja -n stopped by its context reports work,
+// whatever it would have found.
+func TestNoWorkStopped(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp")
 	dir := copyNinja(t)
 	if _, err := Build(context.Background(), BuildOptions{Dir: dir, LogPath: filepath.Join(dir, "log")}); err != nil {
@@ -85,10 +89,36 @@ func TestDryRunStop(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	d := StartDryRun(ctx, dir, "")
-	d.Stop()
-	if d.NoWork() {
-		t.Error("a dry run stopped before it ran reported no work")
+	if CheckNoWork(dir).NoWork(ctx) {
+		t.Error("ninja -n stopped before it ran reported no work")
+	}
+}
+
+// TestNoWorkCheckWritesTheLog: a no-op the record answered leaves a build
+// log that says so, in Ninja's words, and that the next one leaves alone.
+func TestNoWorkCheckWritesTheLog(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp", "sh")
+	dir := headerNinja(t)
+	remembered(t, dir)
+	c := CheckNoWork(dir)
+	if c.Recorded() == 0 {
+		t.Fatal("the record did not answer")
+	}
+	log := filepath.Join(t.TempDir(), "sub", "build.log")
+	if err := c.WriteLog(log); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, log)
+	if !strings.HasPrefix(got, "# "+filepath.Join(dir, noWorkRecordFile)+": no file Ninja reads changed (") || !strings.Contains(got, " -n -C "+dir+"` found no work\n") || !strings.HasSuffix(got, "\nninja: no work to do.\n") {
+		t.Errorf("the log:\n%s", got)
+	}
+	st, _ := os.Stat(log)
+	time.Sleep(20 * time.Millisecond)
+	if err := c.WriteLog(log); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.Stat(log); !again.ModTime().Equal(st.ModTime()) {
+		t.Error("the same log was written again")
 	}
 }
 

@@ -50,6 +50,7 @@ func TestParseRefusesOtherForms(t *testing.T) {
 		header + "k\nset \"path\" \"\\x2f\"\n",
 		header + "k\nresult {}\n",
 		header + "k\n",
+		`{"version":2,"env":{},"files":[],"result":{"path":"/usr/bin/cmake"}}`,
 	} {
 		if _, ok := Parse("k", []byte(bad)); ok {
 			t.Errorf("entry %q was read", bad)

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
 	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
@@ -40,20 +39,10 @@ func (m memo) store(key string, w *witness, result memoResult) {
 	m.write(key, discoveryKind, (*imemo.Witness)(w).Entry(nil, memoFields(result)))
 }
 
-// write replaces key's entry. Only into a folder mlxbuild may write into
-// (cache.CheckFolder): inside a cache root mlxbuild made (it holds
-// CACHEDIR.TAG: plan and doctor must not create one, and a directory with
-// files but no tag is refused as a cache root; the first build writes the
-// tag), never through a link planted there. A failure only costs the next
-// run the work the entry saves, so it is not an error.
+// write replaces key's entry, only inside a cache root mlxbuild made
+// (memo.StoreInCache).
 func (m memo) write(key, kind string, e imemo.Entry) {
-	if cache.CheckFolder(filepath.Dir(m.dir), m.dir) != nil {
-		return
-	}
-	if err := os.Mkdir(m.dir, 0o755); err != nil && !os.IsExist(err) {
-		return
-	}
-	imemo.Store(m.path(key), kind, e)
+	imemo.StoreInCache(m.dir, key+".memo", kind, e)
 }
 
 // readEnv reads a recorded variable: "child:K" is what a program run by

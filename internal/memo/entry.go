@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
@@ -164,12 +165,16 @@ func Load(path, kind string, keys [][2]string, getenv func(string) string) ([][2
 // Get is the cached result at path, decoded, while its witnesses hold for
 // keys; not ok when it is missing, does not hold or does not decode.
 func Get[T any](path, kind string, keys [][2]string, getenv func(string) string, decode func(values [][2]string) (T, bool)) (T, bool) {
+	var zero T
 	values, ok := Load(path, kind, keys, getenv)
 	if !ok {
-		var zero T
 		return zero, false
 	}
-	return decode(values)
+	v, ok := decode(values)
+	if !ok {
+		return zero, false
+	}
+	return v, true
 }
 
 // Store replaces path's entry with e, atomically (a reader sees the old
@@ -179,4 +184,20 @@ func Get[T any](path, kind string, keys [][2]string, getenv func(string) string,
 func Store(path, kind string, e Entry) {
 	o := atomicfile.Options{Perm: 0o644, What: kind + " memo", NoSync: true, TempPattern: ".tmp-" + filepath.Base(path) + "-*"}
 	_, _ = o.WriteIfChanged(path, Format(kind, e))
+}
+
+// StoreInCache is Store into dir/name where dir is a folder of a cache
+// root (the discovery folder), made when missing. Only into a folder
+// mlxbuild may write into (cache.CheckFolder): inside a cache root mlxbuild
+// made (it holds CACHEDIR.TAG: plan, doctor and arch:cuda must not create
+// one, and a directory with files but no tag is refused as a cache root;
+// the first build writes the tag), never through a link planted there.
+func StoreInCache(dir, name, kind string, e Entry) {
+	if cache.CheckFolder(filepath.Dir(dir), dir) != nil {
+		return
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+		return
+	}
+	Store(filepath.Join(dir, name), kind, e)
 }

@@ -94,6 +94,10 @@ func TestGetWhileWitnessesHold(t *testing.T) {
 	if got, ok := Get(path, "k", keys, getenv, decode); !ok || got != "42" {
 		t.Fatalf("Get = %q, %v; want 42", got, ok)
 	}
+	refuse := func([][2]string) (string, bool) { return "half", false }
+	if got, ok := Get(path, "k", keys, getenv, refuse); ok || got != "" {
+		t.Errorf("Get = %q, %v for a result that does not decode; want a miss", got, ok)
+	}
 	if _, ok := Get(path, "other", keys, getenv, decode); ok {
 		t.Error("an entry of another kind was read")
 	}

@@ -23,8 +23,10 @@ const header = "mlxbuild memo 4 "
 // derives afresh (the targets asked for, a fingerprint); `env "K" "V"` for
 // each variable read; `file <identity>` for each path looked at
 // (fileid.ID.Key, which starts with the quoted path); then `set "name"
-// "value"` for each of the result's values. Checking an entry compares
-// lines with lines, so nothing but the small result is decoded.
+// "value"` for each of the result's values; then `end N`, N the count of
+// lines between, so a file cut short at a line's end is no entry either.
+// Checking an entry compares lines with lines, so nothing but the small
+// result is decoded.
 type Entry struct {
 	Keys   [][2]string // name, value: must equal what the caller asks with
 	Env    [][2]string // name, value: must equal what getenv reads now
@@ -60,7 +62,9 @@ func Format(kind string, e Entry) []byte {
 	for _, kv := range e.Values {
 		pair("set", kv)
 	}
-	return b
+	b = append(b, "end "...)
+	b = strconv.AppendInt(b, int64(len(e.Keys)+len(e.Env)+len(e.Files)+len(e.Values)), 10)
+	return append(b, '\n')
 }
 
 // Parse reads an entry of kind. Anything else (another kind, an older
@@ -72,8 +76,15 @@ func Parse(kind string, data []byte) (Entry, bool) {
 	if !ok || !strings.HasSuffix(s, "\n") {
 		return e, false
 	}
+	i := strings.LastIndex(s[:len(s)-1], "\n") + 1 // the end line's start
+	s, last := s[:i], s[i:len(s)-1]
+	n, err := strconv.Atoi(strings.TrimPrefix(last, "end "))
+	if !strings.HasPrefix(last, "end ") || err != nil || n != strings.Count(s, "\n") || strconv.Itoa(n) != last[4:] {
+		return e, false
+	}
 	order := 0
-	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+	for line := range strings.Lines(s) {
+		line = line[:len(line)-1]
 		k, rest, _ := strings.Cut(line, " ")
 		step := slices.Index(kinds[:], k)
 		if step < order {

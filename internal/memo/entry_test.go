@@ -15,11 +15,12 @@ import (
 // Format (so nothing of a torn or foreign file is half read).
 func FuzzParseEntry(f *testing.F) {
 	for _, s := range []string{
-		header + "k\nkey \"targets\" \"mlx\"\nenv \"ROCM_PATH\" \"\"\nfile \"/opt/rocm\" absent\nfile \"/usr/bin/hipconfig\" 420 10 1 2 3 4 -> \"hipconfig.pl\"\nset \"root\" \"/usr\"\n",
-		header + "k\nset \"path\" \"\"\n",
-		header + "k\nset \"path\" \"/x\"\nfile \"/x\" absent\n",
-		header + "k\nenv \"K\"\nset \"path\" \"/x\"\n",
-		header + "k\nfile \"relative\" absent\n",
+		header + "k\nkey \"targets\" \"mlx\"\nenv \"ROCM_PATH\" \"\"\nfile \"/opt/rocm\" absent\nfile \"/usr/bin/hipconfig\" 420 10 1 2 3 4 -> \"hipconfig.pl\"\nset \"root\" \"/usr\"\nend 5\n",
+		header + "k\nset \"path\" \"\"\nend 1\n",
+		header + "k\nset \"path\" \"/x\"\nfile \"/x\" absent\nend 2\n",
+		header + "k\nenv \"K\"\nset \"path\" \"/x\"\nend 2\n",
+		header + "k\nfile \"relative\" absent\nend 1\n",
+		header + "k\nend 0\n",
 		"mlxbuild memo 3\nset \"path\" \"/x\"\n",
 		"",
 	} {
@@ -41,15 +42,19 @@ func FuzzParseEntry(f *testing.F) {
 // is a miss.
 func TestParseRefusesOtherForms(t *testing.T) {
 	for _, bad := range []string{
-		header + "other\nset \"path\" \"/x\"\n",
+		header + "other\nset \"path\" \"/x\"\nend 1\n",
 		"mlxbuild memo 3\nset \"path\" \"/x\"\n",
 		header + "k\nset \"path\" \"/x\"",
-		header + "k\nset \"path\" \"/x\"\nfile \"/x\" absent\n",
-		header + "k\nset \"path\" \"/x\"\nkey \"a\" \"b\"\n",
-		header + "k\nfile \"x\" absent\n",
-		header + "k\nset \"path\" \"\\x2f\"\n",
-		header + "k\nresult {}\n",
+		header + "k\nset \"path\" \"/x\"\nfile \"/x\" absent\nend 2\n",
+		header + "k\nset \"path\" \"/x\"\nkey \"a\" \"b\"\nend 2\n",
+		header + "k\nfile \"x\" absent\nend 1\n",
+		header + "k\nset \"path\" \"\\x2f\"\nend 1\n",
+		header + "k\nresult {}\nend 1\n",
 		header + "k\n",
+		header + "k\nset \"path\" \"/x\"\n",
+		header + "k\nset \"a\" \"1\"\nend 2\n",
+		header + "k\nset \"a\" \"1\"\nend 01\n",
+		header + "k\nset \"a\" \"1\"\nend +1\n",
 		`{"version":2,"env":{},"files":[],"result":{"path":"/usr/bin/cmake"}}`,
 	} {
 		if _, ok := Parse("k", []byte(bad)); ok {

@@ -37,13 +37,13 @@ import (
 //     file on another file system, whose timestamps may be coarser, must
 //     be older by a second.
 //
-// The header names the form: 3 keeps the files folder by folder, which
-// allHold's stats relative to each folder rely on (a record of 2, in
-// Ninja's order, would have each folder opened again at every turn); an
-// older record is made anew once.
+// The record is an internal/memo entry of kind noWorkKind; its files come
+// folder by folder, which allHold's stats relative to each folder rely on.
+// A record of an older form is a miss: Ninja runs, finds no work, and the
+// record is made anew.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkHeader     = "mlxbuild ninja no-work 3"
+	noWorkKind       = "ninja-no-work"
 )
 
 // noWorkRecord is a decoded record.

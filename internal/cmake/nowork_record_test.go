@@ -35,15 +35,19 @@ func TestNoWorkRecordRoundTrip(t *testing.T) {
 		"empty":           "",
 		"torn":            good[:len(good)-3],
 		"no end line":     strings.Join(strings.Split(good, "\n")[:5], "\n") + "\n",
-		"wrong count":     strings.Replace(good, "end 3", "end 2", 1),
-		"other header":    strings.Replace(good, noWorkHeader, "mlxbuild ninja no-work 0", 1),
-		"no dir":          strings.Replace(good, "dir ", "dirs ", 1),
-		"unquoted ninja":  strings.Replace(good, `ninja "/usr/bin/ninja" "/usr/bin/ninja"`, "ninja /usr/bin/ninja", 1),
-		"bad number":      strings.Replace(good, "f 33188 20587", "f 33188 2x587", 1),
-		"a short line":    strings.Replace(good, "f 33188 20587 1796138084761203980 1796138084761203980 5367234 65024 ", "f 33188 20587 ", 1),
-		"an unknown line": strings.Replace(good, "a /c/rocm/build/all", "x /c/rocm/build/all", 1),
+		"wrong count":     strings.Replace(good, "end 6", "end 5", 1),
+		"other header":    strings.Replace(good, "mlxbuild memo 4 "+noWorkKind, "mlxbuild ninja no-work 3", 1),
+		"no dir":          strings.Replace(good, `key "dir"`, `key "dirs"`, 1),
+		"no ninja path":   strings.Replace(good, `key "ninja-path" "/usr/bin/ninja"`, `key "ninja-path" ""`, 1),
+		"unquoted ninja":  strings.Replace(good, `key "ninja" "/usr/bin/ninja"`, "key \"ninja\" /usr/bin/ninja", 1),
+		"bad number":      strings.Replace(good, `"33188 20587`, `"33188 2x587`, 1),
+		"a short line":    strings.Replace(good, `"33188 20587 1796138084761203980 1796138084761203980 5367234 65024"`, `"33188 20587"`, 1),
+		"an unknown kind": strings.Replace(good, `"/c/rocm/build/all" "absent"`, `"/c/rocm/build/all" "gone"`, 1),
 		"text after end":  good + "more\n",
 	} {
+		if text == good && name != "text after end" {
+			t.Fatalf("%s: the record's text did not change", name)
+		}
 		if r, err := decodeNoWorkRecord([]byte(text)); err == nil {
 			t.Errorf("%s: read as %+v", name, r)
 		}

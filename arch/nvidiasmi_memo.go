@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
@@ -33,7 +32,7 @@ const (
 // folder name and information file, in name order. ok is false when any of
 // it cannot be read or no GPU is listed: then nothing is remembered.
 func nvidiaFingerprint(proc, smi string) (string, bool) {
-	id := fileid.Of(smi)
+	id := memo.Of(smi)
 	if id.Absent {
 		return "", false
 	}

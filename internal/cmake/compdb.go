@@ -12,7 +12,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/shellwords"
@@ -99,7 +98,7 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 	}
 	// Taken before reading: a database CMake rewrites meanwhile is not
 	// recorded as complete.
-	id := fileid.Of(res.Path)
+	id := memo.Of(res.Path)
 	data, err := os.ReadFile(res.Path)
 	if err != nil {
 		return res, fmt.Errorf("reading %s: %w", res.Path, err)
@@ -136,7 +135,7 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 		if res.Written, err = o.WriteIfChanged(res.Path, out); err != nil {
 			return res, err
 		}
-		id = fileid.Of(res.Path)
+		id = memo.Of(res.Path)
 	}
 	memo.Store(stampPath, compileDBKind, memo.Entry{Keys: compileDBKeys, Files: []string{id.Key()}})
 	return res, nil

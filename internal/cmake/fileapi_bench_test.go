@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -70,7 +69,7 @@ func BenchmarkReadCXXStandard(b *testing.B) {
 	if !ok {
 		b.Fatalf("memo %q", data)
 	}
-	indexPath, _ := fileid.KeyPath(m.Files[0])
+	indexPath, _ := imemo.KeyPath(m.Files[0])
 	index := filepath.Base(indexPath)
 	var decode, remembered time.Duration
 	b.ResetTimer()

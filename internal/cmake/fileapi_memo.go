@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
@@ -15,7 +14,7 @@ import (
 // depends only on the targets asked for and on the reply files read, which
 // CMake never rewrites in place: every generate writes a new index, and
 // names each reply file after a hash of its content. So the build directory
-// keeps the last answer with the identity (fileid.ID.Key) of each file it
+// keeps the last answer with the identity (memo.ID.Key) of each file it
 // was read from, taken before reading it, and the answer stands while the
 // newest index and every one of those files keep theirs. Only an answer
 // read whole from a model is kept (the early answers read no JSON), so the
@@ -42,7 +41,7 @@ func rememberStd(build string, targets, files []string, std CXXStandard) {
 	if len(files) == 0 {
 		return
 	}
-	index, ok := fileid.KeyPath(files[0])
+	index, ok := memo.KeyPath(files[0])
 	if !ok {
 		return
 	}

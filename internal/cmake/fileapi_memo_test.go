@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -59,7 +58,7 @@ func TestReadCXXStandardRemembers(t *testing.T) {
 	if err := os.WriteFile(memo, imemo.Format(stdMemoKind, m), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := fileid.KeyPath(m.Files[2])
+	p, _ := imemo.KeyPath(m.Files[2])
 	reply, err := os.ReadFile(p)
 	if err != nil || !strings.Contains(string(reply), `"standard" : "17"`) {
 		t.Fatalf("target reply %s: %v\n%s", p, err, reply)

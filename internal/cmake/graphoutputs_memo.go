@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
@@ -15,7 +14,7 @@ import (
 // read and parsed the whole graph again (a quarter of a megabyte on the real
 // ROCm fork, a tenth of the no-op's CPU time). The answer depends only on
 // the manifests, so the build directory keeps the archives the graph was
-// found to build with the identity (fileid.ID.Key) of each manifest read,
+// found to build with the identity (memo.ID.Key) of each manifest read,
 // taken before reading it, build.ninja first; it stands while every one of
 // them keeps its identity. Only "builds it" is kept: "does not" ends the
 // plan with an error, which reads the graph again.
@@ -93,7 +92,7 @@ func rememberProducts(dir string, keys, products []string) {
 	if len(keys) == 0 {
 		return
 	}
-	graph, ok := fileid.KeyPath(keys[0])
+	graph, ok := memo.KeyPath(keys[0])
 	if !ok {
 		return
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -43,7 +42,7 @@ func TestGraphProductsRemembersWhatTheGraphBuilds(t *testing.T) {
 	if want := []string{filepath.Join(dir, "libmlx.a"), filepath.Join(dir, "sub/libx.a")}; !slices.Equal(products, want) {
 		t.Errorf("memo products %q, want %q (what was asked and built, sorted; no negative answer)", products, want)
 	}
-	if want := []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}; !slices.Equal(keys, want) {
+	if want := []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}; !slices.Equal(keys, want) {
 		t.Errorf("memo keys %q, want %q", keys, want)
 	}
 }
@@ -54,7 +53,7 @@ func TestGraphProductsRemembersWhatTheGraphBuilds(t *testing.T) {
 func TestGraphProductsRecallsTheMemoWhileTheManifestsStand(t *testing.T) {
 	dir := graphDir(t)
 	stray := filepath.Join(dir, "stray.a")
-	keys := []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}
+	keys := []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}
 	rememberProducts(dir, keys, []string{stray})
 	if !builds(t, NewGraphProducts(dir), stray) {
 		t.Fatal("a standing memo was not recalled")
@@ -71,12 +70,12 @@ func TestGraphProductsRecallsTheMemoWhileTheManifestsStand(t *testing.T) {
 		},
 		"another directory's memo": func() {
 			other := graphDir(t)
-			rememberProducts(dir, []string{fileid.Of(filepath.Join(other, "build.ninja")).Key()}, []string{stray})
+			rememberProducts(dir, []string{memo.Of(filepath.Join(other, "build.ninja")).Key()}, []string{stray})
 		},
 	}
 	for name, change := range cases {
 		t.Run(name, func(t *testing.T) {
-			rememberProducts(dir, []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}, []string{stray})
+			rememberProducts(dir, []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}, []string{stray})
 			change()
 			g := NewGraphProducts(dir)
 			if builds(t, g, stray) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
@@ -109,7 +108,7 @@ func decodeRecordedFile(p, identity string) (recordedFile, error) {
 	if n[0] > 0xffffffff || n[1] > 1<<63-1 || n[2] > 1<<63-1 || n[3] > 1<<63-1 {
 		return recordedFile{}, fmt.Errorf("%q is not an identity", identity)
 	}
-	return recordedFile{path: p, present: true, id: fileid.Stat{Mode: uint32(n[0]), Size: int64(n[1]), Mtime: int64(n[2]), Ctime: int64(n[3]), Ino: n[4], Dev: n[5]}}, nil
+	return recordedFile{path: p, present: true, id: memo.Stat{Mode: uint32(n[0]), Size: int64(n[1]), Mtime: int64(n[2]), Ctime: int64(n[3]), Ino: n[4], Dev: n[5]}}, nil
 }
 
 // writeNoWorkRecord replaces dir's record. It is a cache of Ninja's

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // sampleRecord is a record of each kind of line.
 func sampleRecord() noWorkRecord {
 	return noWorkRecord{dir: "/c/rocm/build", ninja: "/usr/bin/ninja", ninjaPath: "/usr/bin/ninja", files: []recordedFile{
-		{path: "/c/rocm/build/build.ninja", present: true, id: fileid.Stat{Mode: 0o100644, Size: 20587, Mtime: 1796138084761203980, Ctime: 1796138084761203980, Ino: 5367234, Dev: 65024}},
+		{path: "/c/rocm/build/build.ninja", present: true, id: memo.Stat{Mode: 0o100644, Size: 20587, Mtime: 1796138084761203980, Ctime: 1796138084761203980, Ino: 5367234, Dev: 65024}},
 		{path: "/c/rocm/build/all"},
-		{path: "/c/rocm/tree/a dir/it's.h", present: true, id: fileid.Stat{Mode: 0o100600, Size: 1}},
+		{path: "/c/rocm/tree/a dir/it's.h", present: true, id: memo.Stat{Mode: 0o100600, Size: 1}},
 	}}
 }
 
@@ -107,7 +107,7 @@ func TestNoWorkRecordHoldsAcrossWorkers(t *testing.T) {
 // whose graph lists files of several folders in turn (the build directory,
 // sources in s/x and s/y, their copies in o/x and o/y), keeps them folder
 // by folder, each folder once, so a check opens each folder once
-// (fileid.Folders); and it still stops answering when a file of a folder
+// (memo.Folders); and it still stops answering when a file of a folder
 // in the middle changes.
 func TestNoWorkRecordKeepsFilesFolderByFolder(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp", "sh")

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
@@ -30,7 +29,7 @@ func TestDeclaredCached(t *testing.T) {
 		}
 		return got
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("first scan: %v", got)
 	}
 	if _, err := os.Stat(file); err != nil {
@@ -39,7 +38,7 @@ func TestDeclaredCached(t *testing.T) {
 
 	// Same key: the record answers, not the tree.
 	testutil.WriteFile(t, filepath.Join(tree, "cmake", "more.cmake"), "FetchContent_Declare(fmt URL x)\n")
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("with the same key the record was not used: %v", got)
 	}
 
@@ -48,7 +47,7 @@ func TestDeclaredCached(t *testing.T) {
 	if err := os.Rename(manifest+".tmp", manifest); err != nil {
 		t.Fatal(err)
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true, "fmt": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true, "fmt": true}) {
 		t.Fatalf("after the manifest changed: %v, want json and fmt", got)
 	}
 	// An edit in place that keeps size and mtime still changes ctime.
@@ -58,14 +57,14 @@ func TestDeclaredCached(t *testing.T) {
 	if err := os.Chtimes(manifest, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("after an in-place manifest edit: %v, want json", got)
 	}
 
 	// Another tree with the same key is not answered from this record.
 	other := filepath.Join(dir, "other")
 	testutil.WriteFile(t, filepath.Join(other, "CMakeLists.txt"), "FetchContent_Declare(gguflib URL x)\n")
-	got, err := DeclaredCached(other, file, fileid.Of(manifest).Key())
+	got, err := DeclaredCached(other, file, memo.Of(manifest).Key())
 	if err != nil || !maps.Equal(got, map[string]bool{"gguflib": true}) {
 		t.Fatalf("another tree: %v, %v", got, err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/cache"
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // header starts every entry, followed by the entry's kind; it changes
@@ -22,7 +21,7 @@ const header = "mlxbuild memo 4 "
 // order: the header and kind; `key "name" "value"` for each key the caller
 // derives afresh (the targets asked for, a fingerprint); `env "K" "V"` for
 // each variable read; `file <identity>` for each path looked at
-// (fileid.ID.Key, which starts with the quoted path); then `set "name"
+// (ID.Key, which starts with the quoted path); then `set "name"
 // "value"` for each of the result's values; then `end N`, N the count of
 // lines between, so a file cut short at a line's end is no entry either.
 // Checking an entry compares lines with lines, so nothing but the small
@@ -92,7 +91,7 @@ func Parse(kind string, data []byte) (Entry, bool) {
 		}
 		order = step
 		if k == "file" {
-			if _, ok := fileid.KeyPath(rest); !ok {
+			if _, ok := KeyPath(rest); !ok {
 				return e, false
 			}
 			e.Files = append(e.Files, rest)
@@ -156,7 +155,7 @@ func (e Entry) Holds(keys [][2]string, getenv func(string) string) bool {
 			return false
 		}
 	}
-	return fileid.KeysUnchanged(e.Files)
+	return KeysUnchanged(e.Files)
 }
 
 // Load is the result of the entry of kind at path while it holds for keys

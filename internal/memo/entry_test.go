@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // FuzzParseEntry feeds arbitrary files to the one entry reader: it must not
@@ -69,7 +67,7 @@ func TestEntryRoundTrip(t *testing.T) {
 	e := Entry{
 		Keys:   [][2]string{{"targets", "mlx\n\"x\""}},
 		Env:    [][2]string{{"PATH", "/a\nb"}},
-		Files:  []string{fileid.Of("/nonexistent").Key()},
+		Files:  []string{Of("/nonexistent").Key()},
 		Values: [][2]string{{"name", "a"}, {"name", "b"}},
 	}
 	got, ok := Parse("k", Format("k", e))

@@ -4,8 +4,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
 )
 
 // Witness records every path and environment value a piece of work looks
@@ -15,13 +13,13 @@ import (
 // (an entry added or removed changes it, so it must stay that directory),
 // and each variable's value. A nil *Witness records nothing.
 type Witness struct {
-	files map[string]fileid.ID
+	files map[string]ID
 	env   map[string]string
 }
 
 // NewWitness is an empty witness.
 func NewWitness() *Witness {
-	return &Witness{files: map[string]fileid.ID{}, env: map[string]string{}}
+	return &Witness{files: map[string]ID{}, env: map[string]string{}}
 }
 
 // File records p and, when p (or a directory above it) is a symlink, the
@@ -34,14 +32,14 @@ func (w *Witness) File(p string) {
 	if _, ok := w.files[p]; ok {
 		return
 	}
-	id := fileid.Of(p)
+	id := Of(p)
 	w.files[p] = id
 	if id.Absent {
 		return
 	}
 	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
 		if _, ok := w.files[real]; !ok {
-			w.files[real] = fileid.Of(real)
+			w.files[real] = Of(real)
 		}
 	}
 }
@@ -55,7 +53,7 @@ func (w *Witness) Env(k, v string) {
 
 // Entry is the entry that keeps values for keys while what w recorded
 // holds: variables in name order, files in path order (so a directory
-// comes before what is in it; see fileid.KeysUnchanged).
+// comes before what is in it; see KeysUnchanged).
 func (w *Witness) Entry(keys, values [][2]string) Entry {
 	e := Entry{Keys: keys, Values: values}
 	if w == nil {

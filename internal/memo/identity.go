@@ -1,10 +1,4 @@
-// Package fileid holds a file's identity as stat reports it: path, type and
-// mode, size, mtime, ctime, inode and device, and a symlink's target. A result
-// derived from files is reused across runs only while each file it was
-// derived from keeps its identity: a rewrite changes mtime or size, an
-// in-place edit that restores the mtime still changes ctime, and a file
-// replaced by rename changes the inode.
-package fileid
+package memo
 
 import (
 	"io/fs"
@@ -13,7 +7,12 @@ import (
 	"syscall"
 )
 
-// ID is one path's identity when it was looked at, or that it was absent.
+// ID is one path's identity as stat reports it when it was looked at (path,
+// type and mode, size, mtime, ctime, inode and device, and a symlink's
+// target), or that it was absent. A result derived from files is reused
+// across runs only while each file it was derived from keeps its identity:
+// a rewrite changes mtime or size, an in-place edit that restores the mtime
+// still changes ctime, and a file replaced by rename changes the inode.
 type ID struct {
 	Path   string `json:"path"`
 	Absent bool   `json:"absent,omitempty"`

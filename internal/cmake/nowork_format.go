@@ -121,16 +121,8 @@ func writeNoWorkRecord(dir string, rec noWorkRecord) error {
 }
 
 // uintExact reads a decimal as strconv.FormatUint writes it: digits only,
-// no leading zero but for 0 itself.
+// no sign, no leading zero but for 0 itself.
 func uintExact(s string) (uint64, bool) {
-	if s == "" || len(s) > 1 && s[0] == '0' {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
 	v, err := strconv.ParseUint(s, 10, 64)
-	return v, err == nil
+	return v, err == nil && strconv.FormatUint(v, 10) == s
 }

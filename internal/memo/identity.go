@@ -1,7 +1,6 @@
 package memo
 
 import (
-	"io/fs"
 	"os"
 	"strconv"
 	"syscall"
@@ -14,34 +13,29 @@ import (
 // a rewrite changes mtime or size, an in-place edit that restores the mtime
 // still changes ctime, and a file replaced by rename changes the inode.
 type ID struct {
-	Path   string `json:"path"`
-	Absent bool   `json:"absent,omitempty"`
-	Link   string `json:"link,omitempty"` // the symlink's target, when Path is one
-	Mode   uint32 `json:"mode,omitempty"`
-	Size   int64  `json:"size,omitempty"`
-	Mtime  int64  `json:"mtime,omitempty"` // nanoseconds
-	Ctime  int64  `json:"ctime,omitempty"` // nanoseconds: catches in-place edits that restore mtime
-	Ino    uint64 `json:"ino,omitempty"`
-	Dev    uint64 `json:"dev,omitempty"`
+	Path   string
+	Absent bool
+	Link   string // the symlink's target, when Path is one
+	Stat          // as lstat reports it: the link itself, not its target
 }
 
 // Of reads p's identity without following a final symlink (the link itself
 // is what was looked at; a caller that follows it records the target too).
 func Of(p string) ID {
 	id := ID{Path: p}
-	st, err := os.Lstat(p)
-	if err != nil {
-		id.Absent = true
-		return id
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(p, &st)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			id.Absent = true
+			return id
+		}
 	}
-	id.Mode = uint32(st.Mode())
-	id.Size = st.Size()
-	id.Mtime = st.ModTime().UnixNano()
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		id.Ino, id.Dev = uint64(sys.Ino), uint64(sys.Dev)
-		id.Ctime = ctimeNanos(sys)
-	}
-	if st.Mode()&fs.ModeSymlink != 0 {
+	id.Stat = fromSys(&st)
+	if id.Mode&syscall.S_IFMT == syscall.S_IFLNK {
 		id.Link, _ = os.Readlink(p)
 	}
 	return id

@@ -6,11 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/mlxbuild/mlxbuild/cache"
-	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // nvidia-smi is a process that loads the driver's management library and
@@ -19,14 +16,15 @@ import (
 // GPUs the driver sees and of the driver itself, both of which the driver's
 // proc folder shows: a version file and, per GPU, a folder named after its
 // bus location whose information file names its model and UUID. So a
-// build keeps the answer in its discovery folder (Options.Memo) with a hash
-// of those files and of nvidia-smi's own identity, taken before running it,
-// and uses it while the hash is the same. Where the proc folder is missing
-// or unreadable (some containers), nvidia-smi runs every time.
+// build keeps the answer in its discovery folder (Options.Memo), an
+// internal/memo entry keyed by a hash of those files and of nvidia-smi's
+// own identity, taken before running it, and uses it while the hash is the
+// same. Where the proc folder is missing or unreadable (some containers),
+// nvidia-smi runs every time.
 const (
-	gpuMemoFile   = "nvidia-smi.gpus"
-	gpuMemoHeader = "mlxbuild nvidia-smi gpus 1"
-	nvidiaProc    = "/proc/driver/nvidia"
+	gpuMemoFile = "nvidia-smi.gpus"
+	gpuMemoKind = "nvidia-smi-gpus"
+	nvidiaProc  = "/proc/driver/nvidia"
 )
 
 // nvidiaFingerprint hashes what decides nvidia-smi's compute_cap answer:
@@ -34,7 +32,7 @@ const (
 // folder name and information file, in name order. ok is false when any of
 // it cannot be read or no GPU is listed: then nothing is remembered.
 func nvidiaFingerprint(proc, smi string) (string, bool) {
-	id := fileid.Of(smi)
+	id := memo.Of(smi)
 	if id.Absent {
 		return "", false
 	}
@@ -63,57 +61,35 @@ func nvidiaFingerprint(proc, smi string) (string, bool) {
 // recalledGPUs is the compute_cap rows kept under fingerprint in dir, or
 // nil when there are none or they were kept for another fingerprint.
 func recalledGPUs(dir, fingerprint string) []string {
-	data, err := os.ReadFile(filepath.Join(dir, gpuMemoFile))
-	if err != nil {
-		return nil
+	if rows, ok := memo.Get(filepath.Join(dir, gpuMemoFile), gpuMemoKind, gpuMemoKeys(fingerprint), os.Getenv, gpuRows); ok {
+		return rows
 	}
-	fp, rows, ok := parseGPUMemo(data)
-	if !ok || fp != fingerprint {
-		return nil
-	}
-	return rows
+	return nil
 }
 
-// rememberGPUs keeps rows (nvidia-smi's targets, one per GPU row) under
-// fingerprint in dir, a folder mlxbuild may write into (cache.CheckFolder:
-// inside a cache root mlxbuild made, which arch:cuda and doctor must not
-// create, never through a planted link). A failure costs only the next run
-// an nvidia-smi, so it is not an error.
+// rememberGPUs keeps rows (nvidia-smi's targets, one per GPU row, in its
+// row order) under fingerprint in dir, inside a cache root mlxbuild made
+// (memo.StoreInCache). A failure costs only the next run an nvidia-smi.
 func rememberGPUs(dir, fingerprint string, rows []string) {
-	if cache.CheckFolder(filepath.Dir(dir), dir) != nil {
-		return
+	e := memo.Entry{Keys: gpuMemoKeys(fingerprint)}
+	for _, r := range rows {
+		e.Values = append(e.Values, [2]string{"row", r})
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
-		return
-	}
-	o := atomicfile.Options{Perm: 0o644, What: "GPU memo", NoSync: true, TempPattern: ".tmp-" + gpuMemoFile + "-*"}
-	_, _ = o.WriteIfChanged(filepath.Join(dir, gpuMemoFile), formatGPUMemo(fingerprint, rows))
+	memo.StoreInCache(dir, gpuMemoFile, gpuMemoKind, e)
 }
 
-// formatGPUMemo writes the header, `key <fingerprint>` and `rows <targets,
-// comma-separated in nvidia-smi's row order>`.
-func formatGPUMemo(fingerprint string, rows []string) []byte {
-	return []byte(gpuMemoHeader + "\nkey " + fingerprint + "\nrows " + strings.Join(rows, ",") + "\n")
-}
+func gpuMemoKeys(fingerprint string) [][2]string { return [][2]string{{"fingerprint", fingerprint}} }
 
-// parseGPUMemo decodes formatGPUMemo's lines; ok is false for anything
-// else, and for rows that are no valid CUDA targets.
-func parseGPUMemo(data []byte) (fingerprint string, rows []string, ok bool) {
-	lines := strings.Split(string(data), "\n")
-	if len(lines) != 4 || lines[0] != gpuMemoHeader || lines[3] != "" {
-		return "", nil, false
+// gpuRows is the rows an entry's values hold; not ok for none, or for a
+// row that is no valid CUDA target.
+func gpuRows(values [][2]string) ([]string, bool) {
+	rows := make([]string, 0, len(values))
+	for _, kv := range values {
+		if kv[0] != "row" {
+			return nil, false
+		}
+		rows = append(rows, kv[1])
 	}
-	fp, found := strings.CutPrefix(lines[1], "key ")
-	if b, err := hex.DecodeString(fp); !found || err != nil || len(b) != sha256.Size {
-		return "", nil, false
-	}
-	list, found := strings.CutPrefix(lines[2], "rows ")
-	if !found || list == "" {
-		return "", nil, false
-	}
-	rows = strings.Split(list, ",")
-	if slices.ContainsFunc(rows, func(r string) bool { return validate(CUDA, r) != nil }) {
-		return "", nil, false
-	}
-	return fp, rows, true
+	ok := len(rows) > 0 && !slices.ContainsFunc(rows, func(r string) bool { return validate(CUDA, r) != nil })
+	return rows, ok
 }

@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
+
+	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // LibLookup answers the link plan's existence checks for one run. A build
@@ -37,9 +37,10 @@ type LibLookup struct {
 // libHintsKey names the hints' file in the discovery cache.
 const libHintsKey = "libdirs"
 
-// libHintsHeader starts the hints' file; the lines after it are a quoted
-// library name and a quoted directory.
-const libHintsHeader = "mlxbuild libdirs 1"
+// libHintsKind names the hints' entry (internal/memo): its values are
+// library names and directories, and it stands on nothing (a hint only
+// orders the search, so a stale one costs a look, never an answer).
+const libHintsKind = "libdirs"
 
 // NewLibLookup makes a run's lookup with the system's fixed library
 // directories and glob patterns, the patterns in the order to list them,
@@ -47,9 +48,7 @@ const libHintsHeader = "mlxbuild libdirs 1"
 func NewLibLookup(systemFixed, systemGlobs []string, cacheDir string) *LibLookup {
 	l := &LibLookup{systemFixed: systemFixed, systemGlobs: systemGlobs, exists: map[string]bool{}, hints: memo{dir: cacheDir}, found: map[string]string{}}
 	if cacheDir != "" {
-		if data, err := os.ReadFile(l.hints.path(libHintsKey)); err == nil {
-			l.hinted = parseLibHints(data)
-		}
+		l.hinted, _ = imemo.Get(l.hints.path(libHintsKey), libHintsKind, nil, os.Getenv, libHints)
 	}
 	return l
 }
@@ -70,40 +69,26 @@ func (l *LibLookup) SaveHints() {
 		merged[k] = v
 	}
 	if changed {
-		l.hints.write(libHintsKey, formatLibHints(merged))
+		l.hints.write(libHintsKey, libHintsKind, imemo.Entry{Values: libHintValues(merged)})
 	}
 }
 
-func formatLibHints(hints map[string]string) []byte {
-	b := []byte(libHintsHeader + "\n")
+// libHintValues is hints as the entry's values, in name order.
+func libHintValues(hints map[string]string) [][2]string {
+	var out [][2]string
 	for _, name := range slices.Sorted(maps.Keys(hints)) {
-		b = strconv.AppendQuote(b, name)
-		b = append(b, ' ')
-		b = strconv.AppendQuote(b, hints[name])
-		b = append(b, '\n')
+		out = append(out, [2]string{name, hints[name]})
 	}
-	return b
+	return out
 }
 
-// parseLibHints reads the hints' file; a line it cannot read is skipped (a
-// hint only orders the search, so a wrong one costs a look, never an
-// answer).
-func parseLibHints(data []byte) map[string]string {
-	s, ok := strings.CutPrefix(string(data), libHintsHeader+"\n")
-	if !ok {
-		return nil
+// libHints is the hints an entry's values hold.
+func libHints(values [][2]string) (map[string]string, bool) {
+	hints := make(map[string]string, len(values))
+	for _, kv := range values {
+		hints[kv[0]] = kv[1]
 	}
-	hints := map[string]string{}
-	for line := range strings.SplitSeq(s, "\n") {
-		name, rest, ok := memoQuoted(line)
-		if !ok || !strings.HasPrefix(rest, " ") {
-			continue
-		}
-		if dir, end, ok := memoQuoted(rest[1:]); ok && end == "" {
-			hints[name] = dir
-		}
-	}
-	return hints
+	return hints, true
 }
 
 // sharedNames are the files that satisfy a link by -l<name>: a versioned

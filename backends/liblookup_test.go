@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -162,7 +163,7 @@ func TestLibLookupHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{elsewhere, root + "/multi/.."} {
-		writeFile(t, filepath.Join(cacheDir, "libdirs.memo"), string(formatLibHints(map[string]string{"stdc++": dir})), 0o644)
+		writeFile(t, filepath.Join(cacheDir, "libdirs.memo"), string(imemo.Format(libHintsKind, imemo.Entry{Values: [][2]string{{"stdc++", dir}}})), 0o644)
 		l := run()
 		if l.hint("stdc++") != dir {
 			t.Fatalf("the hand-written hint was not read: %q", l.hint("stdc++"))
@@ -171,24 +172,4 @@ func TestLibLookupHints(t *testing.T) {
 			t.Errorf("the hint to %s was followed", dir)
 		}
 	}
-}
-
-// FuzzParseLibHints feeds arbitrary hint files to their reader: it must
-// not fail, and what it reads must be written back and read again alike.
-func FuzzParseLibHints(f *testing.F) {
-	for _, s := range []string{libHintsHeader + "\n\"stdc++\" \"/usr/lib/gcc/x86_64-linux-gnu/12\"\n", libHintsHeader + "\n\"x\"\n\"y\" \"\"\n", "", "mlxbuild libdirs 0\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		hints := parseLibHints(data)
-		again := parseLibHints(formatLibHints(hints))
-		if len(again) != len(hints) {
-			t.Fatalf("%q: %v read back as %v", data, hints, again)
-		}
-		for k, v := range hints {
-			if again[k] != v {
-				t.Errorf("%q: %q -> %q read back as %q", data, k, v, again[k])
-			}
-		}
-	})
 }

@@ -183,6 +183,26 @@ func TestToolCachedRunsNoToolUntilPathOrToolChanges(t *testing.T) {
 	find(3, filepath.Join(early, "cmake"), "3.30.0")
 }
 
+// TestToolCachedReadsAnOlderEntryAsAMiss: an entry an older mlxbuild
+// wrote (memo 3, before internal/memo) is a miss: the tool runs once and
+// the entry is rewritten in today's form, which the next run uses.
+func TestToolCachedReadsAnOlderEntryAsAMiss(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "cmake"), countingScript(count, "cmake version 3.25.1"), 0o755)
+	t.Setenv("PATH", dir)
+	cacheDir := cacheRoot(t)
+	find := cmakeFinder(t, cacheDir, count)
+	find(1, filepath.Join(dir, "cmake"), "3.25.1")
+	entry := filepath.Join(cacheDir, "tool-cmake.memo")
+	writeFile(t, entry, "mlxbuild memo 3\nset \"path\" \"/usr/bin/cmake\"\nset \"version\" \"3.1.0\"\n", 0o644)
+	find(2, filepath.Join(dir, "cmake"), "3.25.1")
+	find(2, filepath.Join(dir, "cmake"), "3.25.1")
+	if data, err := os.ReadFile(entry); err != nil || !strings.HasPrefix(string(data), "mlxbuild memo 4 ") {
+		t.Errorf("the older entry was not rewritten: %q, %v", data, err)
+	}
+}
+
 // Without an existing cache root the memo writes nothing (plan and doctor
 // must not create one) and discovery still answers.
 func TestMemoCreatesNoCacheRoot(t *testing.T) {

@@ -3,63 +3,26 @@ package backends
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
-// fileID is what a discovery result was derived from, for one path: its
-// identity when it was looked at, or that it was absent. A result is reused
-// only while every fileID still matches, so a replaced, added or removed file
-// (a tool upgrade, a new /opt/rocm, a retargeted symlink) runs discovery again.
-type fileID = fileid.ID
+// witness records every path and environment value a discovery looks at
+// (imemo.Witness), so the result can be cached against exactly those inputs;
+// its methods look and record at once. A nil *witness records nothing
+// (doctor and the uncached entry points).
+type witness imemo.Witness
 
-// identify reads p's identity without following a final symlink (the link
-// itself is one of the files a result depends on; its target is recorded
-// separately by witness.file).
-func identify(p string) fileID { return fileid.Of(p) }
+func newWitness() *witness { return (*witness)(imemo.NewWitness()) }
 
-// witness records every path and environment value a discovery looks at, so
-// the result can be cached against exactly those inputs. A nil *witness
-// records nothing (doctor and the uncached entry points).
-type witness struct {
-	files map[string]fileID
-	env   map[string]string
-}
-
-func newWitness() *witness {
-	return &witness{files: map[string]fileID{}, env: map[string]string{}}
-}
-
-// file records p and, when p (or a directory above it) is a symlink, the
-// file it resolves to: both ends of the link.
-func (w *witness) file(p string) {
-	if w == nil || p == "" {
-		return
-	}
-	p = filepath.Clean(p)
-	if _, ok := w.files[p]; ok {
-		return
-	}
-	id := identify(p)
-	w.files[p] = id
-	if id.Absent {
-		return
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-		if _, ok := w.files[real]; !ok {
-			w.files[real] = identify(real)
-		}
-	}
-}
+// file records p and both ends of a link.
+func (w *witness) file(p string) { (*imemo.Witness)(w).File(p) }
 
 // getenv reads k through env and records the value.
 func (w *witness) getenv(env func(string) string, k string) string {
 	v := env(k)
-	if w != nil {
-		w.env[k] = v
-	}
+	(*imemo.Witness)(w).Env(k, v)
 	return v
 }
 
@@ -132,7 +95,7 @@ func (w *witness) ran(exe string) {
 		w.file(filepath.Join(dir, "hipvars.pm"))
 	}
 	for _, k := range toolEnv {
-		w.env["child:"+k] = os.Getenv(k)
+		(*imemo.Witness)(w).Env("child:"+k, os.Getenv(k))
 	}
 }
 
@@ -140,13 +103,3 @@ func (w *witness) ran(exe string) {
 // (the child runs with this process's environment).
 var toolEnv = []string{"PATH", "HIP_PATH", "ROCM_PATH", "HIP_CLANG_PATH", "HIP_PLATFORM", "HIP_COMPILER",
 	"HIP_RUNTIME", "HSA_PATH", "CUDA_PATH", "HIP_ROCCLR_HOME", "HIP_DEVICE_LIB_PATH"}
-
-// inputs returns the recorded files in path order.
-func (w *witness) inputs() []fileID {
-	out := make([]fileID, 0, len(w.files))
-	for _, id := range w.files {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}

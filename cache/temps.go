@@ -17,7 +17,7 @@ func (l Layout) tempPatterns() []string {
 		".tmp-" + filepath.Base(l.Stamp) + "-*",
 		".tmp-" + filepath.Base(l.owner) + "-*",
 		".mlxbuild-tmp-manifest-*",
-		"." + filepath.Base(l.Declared) + ".tmp*", // atomicfile's default, from deps.DeclaredCached
+		".tmp-" + filepath.Base(l.Declared) + "-*", // internal/memo.Store's, from deps.DeclaredCached
 		"." + filepath.Base(l.Out) + "-*",
 		// atomicfile's default for internal/compilecache's copy of the
 		// launcher (named here as it names it: cache imports no launcher).

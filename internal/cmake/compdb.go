@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/proc"
 	"github.com/mlxbuild/mlxbuild/internal/shellwords"
 )
@@ -22,9 +22,13 @@ import (
 const CompileDBFile = "compile_commands.json"
 
 // compileDBStampFile records the identity of the compilation database as
-// CompleteCompileDB last left it, so a build that did not regenerate costs
-// one stat, not a Ninja run.
-const compileDBStampFile = "mlxbuild-compdb.stamp"
+// CompleteCompileDB last left it (an internal/memo entry of kind
+// compileDBKind), so a build that did not regenerate costs one stat, not a
+// Ninja run.
+const (
+	compileDBStampFile = "mlxbuild-compdb.stamp"
+	compileDBKind      = "compdb"
+)
 
 // compileDBFormat names the entries CompleteCompileDB adds; a new value
 // makes every build directory's database complete itself again.
@@ -80,7 +84,7 @@ type ninjaCompdbEdge struct {
 func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error) {
 	res := CompileDBResult{Path: filepath.Join(dir, CompileDBFile)}
 	stampPath := filepath.Join(dir, compileDBStampFile)
-	fi, err := os.Stat(res.Path)
+	_, err := os.Stat(res.Path)
 	if os.IsNotExist(err) {
 		res.Absent = true
 		return res, nil
@@ -88,10 +92,13 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 	if err != nil {
 		return res, fmt.Errorf("reading %s: %w", res.Path, err)
 	}
-	if old, err := os.ReadFile(stampPath); err == nil && string(old) == compileDBStamp(fi) {
+	if _, ok := memo.Load(stampPath, compileDBKind, compileDBKeys, os.Getenv); ok {
 		res.Current = true
 		return res, nil
 	}
+	// Taken before reading: a database CMake rewrites meanwhile is not
+	// recorded as complete.
+	id := memo.Of(res.Path)
 	data, err := os.ReadFile(res.Path)
 	if err != nil {
 		return res, fmt.Errorf("reading %s: %w", res.Path, err)
@@ -128,23 +135,18 @@ func CompleteCompileDB(ctx context.Context, dir string) (CompileDBResult, error)
 		if res.Written, err = o.WriteIfChanged(res.Path, out); err != nil {
 			return res, err
 		}
-		if fi, err = os.Stat(res.Path); err != nil {
-			return res, fmt.Errorf("reading %s: %w", res.Path, err)
-		}
+		id = memo.Of(res.Path)
 	}
-	err = atomicfile.Options{Perm: 0o644, What: "compilation database stamp", NoSync: true, TempPattern: tempPattern(compileDBStampFile)}.Write(stampPath, []byte(compileDBStamp(fi)))
-	return res, err
+	memo.Store(stampPath, compileDBKind, memo.Entry{Keys: compileDBKeys, Files: []string{id.Key()}})
+	return res, nil
 }
+
+// compileDBKeys key the stamp by compileDBFormat.
+var compileDBKeys = [][2]string{{"format", compileDBFormat}}
 
 // tempPattern names the temporary file of an atomic write of name the way
 // cache.RemoveStaleTemps finds what a killed run left in the build directory.
 func tempPattern(name string) string { return ".tmp-" + name + "-*" }
-
-// compileDBStamp is the database's identity: CMake replaces the file (a new
-// inode) every time it generates, and mlxbuild's own writes are recorded.
-func compileDBStamp(fi os.FileInfo) string {
-	return fmt.Sprintf("%s %d %d %d\n", compileDBFormat, fi.Size(), fi.ModTime().UnixNano(), inode(fi))
-}
 
 // cmakeEntries returns the database's entries less those mlxbuild added
 // before: an entry with "arguments" for a HIP source. CMake writes
@@ -291,12 +293,4 @@ func renderCompileDB(kept []json.RawMessage, added []compileEntry) ([]byte, erro
 	}
 	b.WriteString("]\n")
 	return b.Bytes(), nil
-}
-
-// inode is fi's inode number (Linux and macOS, the platforms mlxbuild builds on).
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,6 +138,14 @@ func TestCompleteCompileDB(t *testing.T) {
 	os.Remove(filepath.Join(build, compileDBStampFile))
 	if res, err = CompleteCompileDB(ctx, build); err != nil || res.Current || res.Written || res.Added != 2 {
 		t.Fatalf("CompleteCompileDB without its stamp = %+v, %v; want it read, not written", res, err)
+	}
+	// A stamp of an older mlxbuild's form is a miss, read and not written.
+	testutil.WriteFile(t, filepath.Join(build, compileDBStampFile), fmt.Sprintf("mlxbuild-compdb v1 %d %d 1\n", fi.Size(), fi.ModTime().UnixNano()))
+	if res, err = CompleteCompileDB(ctx, build); err != nil || res.Current || res.Written || res.Added != 2 {
+		t.Fatalf("CompleteCompileDB with an older stamp = %+v, %v; want it read, not written", res, err)
+	}
+	if res, err = CompleteCompileDB(ctx, build); err != nil || !res.Current {
+		t.Fatalf("CompleteCompileDB after restamping = %+v, %v; want Current", res, err)
 	}
 	again, _ := readDB(t, dbPath)
 	if fi2, _ := os.Stat(dbPath); !bytes.Equal(first, again) || !fi2.ModTime().Equal(fi.ModTime()) {

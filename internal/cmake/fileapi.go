@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // CMake's file API: a query file in the build directory asks CMake to
@@ -101,7 +101,7 @@ func decodeCXXStandard(reply, index string, targets []string) (CXXStandard, []st
 	var readKeys []string
 	read := func(name string) ([]byte, error) {
 		p := filepath.Join(reply, name)
-		readKeys = append(readKeys, fileid.Of(p).Key())
+		readKeys = append(readKeys, memo.Of(p).Key())
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("reading CMake's code model: %w; configure again (cache:clean, then build)", err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -65,11 +65,11 @@ func BenchmarkReadCXXStandard(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, ok := parseStdMemo(data)
+	m, ok := imemo.Parse(stdMemoKind, data)
 	if !ok {
 		b.Fatalf("memo %q", data)
 	}
-	indexPath, _ := fileid.KeyPath(m.files[0])
+	indexPath, _ := imemo.KeyPath(m.Files[0])
 	index := filepath.Base(indexPath)
 	var decode, remembered time.Duration
 	b.ResetTimer()

@@ -4,11 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	imemo "github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -39,13 +38,13 @@ func TestReadCXXStandardRemembers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no memo after the first read: %v", err)
 	}
-	m, ok := parseStdMemo(data)
-	if !ok || len(m.files) != 3 || m.std != first {
+	m, ok := imemo.Parse(stdMemoKind, data)
+	if std, _ := stdFromValues(m.Values); !ok || len(m.Files) != 3 || std != first {
 		t.Fatalf("memo %q: %+v, %v; want the index, the model and the target's file, and %+v", data, m, ok, first)
 	}
 	// Said by the memo only: the answer comes from it.
-	m.std.From = "the memo"
-	if err := os.WriteFile(memo, formatStdMemo(m), 0o644); err != nil {
+	m.Values[1][1] = "the memo"
+	if err := os.WriteFile(memo, imemo.Format(stdMemoKind, m), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := ReadCXXStandard(build, []string{"lib"}); err != nil || got.From != "the memo" {
@@ -56,10 +55,10 @@ func TestReadCXXStandardRemembers(t *testing.T) {
 	}
 
 	// A reply file changed in place (same size): decoded again.
-	if err := os.WriteFile(memo, formatStdMemo(m), 0o644); err != nil {
+	if err := os.WriteFile(memo, imemo.Format(stdMemoKind, m), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := fileid.KeyPath(m.files[2])
+	p, _ := imemo.KeyPath(m.Files[2])
 	reply, err := os.ReadFile(p)
 	if err != nil || !strings.Contains(string(reply), `"standard" : "17"`) {
 		t.Fatalf("target reply %s: %v\n%s", p, err, reply)
@@ -79,25 +78,4 @@ func TestReadCXXStandardRemembers(t *testing.T) {
 	if got, err := ReadCXXStandard(build, []string{"lib"}); err != nil || got.Std != "c++20" {
 		t.Errorf("after configuring C++20: %+v, %v", got, err)
 	}
-}
-
-// FuzzStdMemo: whatever the memo file holds, a memo that decodes formats
-// back to one that decodes to the same memo, and its files are absolute
-// paths. Seeds: testdata/fuzz/FuzzStdMemo.
-func FuzzStdMemo(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, ok := parseStdMemo(data)
-		if !ok {
-			return
-		}
-		for _, k := range m.files {
-			if p, ok := fileid.KeyPath(k); !ok || !filepath.IsAbs(p) {
-				t.Fatalf("file key %q has no absolute path", k)
-			}
-		}
-		again, ok := parseStdMemo(formatStdMemo(m))
-		if !ok || !reflect.DeepEqual(again, m) {
-			t.Fatalf("%+v formats to %q, which decodes to %+v, %v", m, formatStdMemo(m), again, ok)
-		}
-	})
 }

@@ -1,15 +1,11 @@
 package cmake
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/atomicfile"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // A link plan asks the graph whether it builds an archive older than
@@ -18,13 +14,13 @@ import (
 // read and parsed the whole graph again (a quarter of a megabyte on the real
 // ROCm fork, a tenth of the no-op's CPU time). The answer depends only on
 // the manifests, so the build directory keeps the archives the graph was
-// found to build with the identity (fileid.ID.Key) of each manifest read,
+// found to build with the identity (memo.ID.Key) of each manifest read,
 // taken before reading it, build.ninja first; it stands while every one of
 // them keeps its identity. Only "builds it" is kept: "does not" ends the
 // plan with an error, which reads the graph again.
 const (
-	productsMemoFile   = "mlxbuild-products"
-	productsMemoHeader = "mlxbuild graph products 1"
+	productsMemoFile = "mlxbuild-products"
+	productsMemoKind = "graph-products"
 )
 
 // GraphProducts answers, for one build directory, which files its Ninja
@@ -81,67 +77,43 @@ func (g *GraphProducts) Builds(path string) (bool, error) {
 }
 
 // recalledProducts is the products the memo in dir names, or nil when it
-// does not stand: another form, a torn file, or a manifest changed.
+// does not stand: another form, a torn file, another graph's, or a
+// manifest changed.
 func recalledProducts(dir string) []string {
-	data, err := os.ReadFile(filepath.Join(dir, productsMemoFile))
-	if err != nil {
-		return nil
-	}
-	keys, products, ok := parseProductsMemo(data)
-	if !ok {
-		return nil
-	}
-	if p, _ := fileid.KeyPath(keys[0]); p != joinBuild(dir, "build.ninja") || !fileid.KeysUnchanged(keys) {
-		return nil
-	}
+	products, _ := memo.Get(filepath.Join(dir, productsMemoFile), productsMemoKind, productsMemoKeys(joinBuild(dir, "build.ninja")), os.Getenv, productsFromValues)
 	return products
 }
 
-// rememberProducts keeps products, found in the manifests keys name, for
-// the next plan. A failure to write costs only the next plan a read of the
-// graph, so it is not an error.
+// rememberProducts keeps products, found in the manifests keys name
+// (build.ninja first), for the next plan, as an internal/memo entry keyed
+// by build.ninja's path. A failure to write costs only the next plan a
+// read of the graph, so it is not an error.
 func rememberProducts(dir string, keys, products []string) {
-	o := atomicfile.Options{Perm: 0o644, What: "graph products memo", NoSync: true, TempPattern: tempPattern(productsMemoFile)}
-	_, _ = o.WriteIfChanged(filepath.Join(dir, productsMemoFile), formatProductsMemo(keys, products))
-}
-
-// formatProductsMemo writes the header, a `file <key>` line per manifest,
-// then an `out <quoted path>` line per product.
-func formatProductsMemo(keys, products []string) []byte {
-	var b bytes.Buffer
-	b.WriteString(productsMemoHeader + "\n")
-	for _, k := range keys {
-		b.WriteString("file " + k + "\n")
+	if len(keys) == 0 {
+		return
 	}
+	graph, ok := memo.KeyPath(keys[0])
+	if !ok {
+		return
+	}
+	e := memo.Entry{Keys: productsMemoKeys(graph), Files: keys}
 	for _, p := range products {
-		b.WriteString("out " + strconv.Quote(p) + "\n")
+		e.Values = append(e.Values, [2]string{"out", p})
 	}
-	return b.Bytes()
+	memo.Store(filepath.Join(dir, productsMemoFile), productsMemoKind, e)
 }
 
-// parseProductsMemo decodes formatProductsMemo's lines; ok is false for
-// anything else, and for a memo with no manifest or no product.
-func parseProductsMemo(data []byte) (keys, products []string, ok bool) {
-	lines := strings.Split(string(data), "\n")
-	if len(lines) < 4 || lines[0] != productsMemoHeader || lines[len(lines)-1] != "" {
-		return nil, nil, false
-	}
-	for _, l := range lines[1 : len(lines)-1] {
-		if k, found := strings.CutPrefix(l, "file "); found && products == nil {
-			if _, ok := fileid.KeyPath(k); !ok {
-				return nil, nil, false
-			}
-			keys = append(keys, k)
-			continue
+func productsMemoKeys(graph string) [][2]string { return [][2]string{{"graph", graph}} }
+
+// productsFromValues is the products an entry's values hold; not ok for
+// none, or for a path that is not absolute.
+func productsFromValues(values [][2]string) ([]string, bool) {
+	var products []string
+	for _, kv := range values {
+		if kv[0] != "out" || !filepath.IsAbs(kv[1]) {
+			return nil, false
 		}
-		p, err := quotedField(l, "out ")
-		if err != nil || !filepath.IsAbs(p) {
-			return nil, nil, false
-		}
-		products = append(products, p)
+		products = append(products, kv[1])
 	}
-	if len(keys) == 0 || len(products) == 0 {
-		return nil, nil, false
-	}
-	return keys, products, true
+	return products, len(products) > 0
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -38,18 +38,11 @@ func TestGraphProductsRemembersWhatTheGraphBuilds(t *testing.T) {
 	if !builds(t, g, filepath.Join(dir, "libmlx.a")) || !builds(t, g, "sub/libx.a") || builds(t, g, filepath.Join(dir, "old.a")) {
 		t.Fatal("the graph's answers are wrong")
 	}
-	data, err := os.ReadFile(filepath.Join(dir, productsMemoFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, products, ok := parseProductsMemo(data)
-	if !ok {
-		t.Fatalf("memo %q does not parse", data)
-	}
+	keys, products := readProductsMemo(t, dir)
 	if want := []string{filepath.Join(dir, "libmlx.a"), filepath.Join(dir, "sub/libx.a")}; !slices.Equal(products, want) {
 		t.Errorf("memo products %q, want %q (what was asked and built, sorted; no negative answer)", products, want)
 	}
-	if want := []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}; !slices.Equal(keys, want) {
+	if want := []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}; !slices.Equal(keys, want) {
 		t.Errorf("memo keys %q, want %q", keys, want)
 	}
 }
@@ -60,7 +53,7 @@ func TestGraphProductsRemembersWhatTheGraphBuilds(t *testing.T) {
 func TestGraphProductsRecallsTheMemoWhileTheManifestsStand(t *testing.T) {
 	dir := graphDir(t)
 	stray := filepath.Join(dir, "stray.a")
-	keys := []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}
+	keys := []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}
 	rememberProducts(dir, keys, []string{stray})
 	if !builds(t, NewGraphProducts(dir), stray) {
 		t.Fatal("a standing memo was not recalled")
@@ -73,16 +66,16 @@ func TestGraphProductsRecallsTheMemoWhileTheManifestsStand(t *testing.T) {
 			testutil.WriteFile(t, filepath.Join(dir, "build.ninja"), "build libmlx.a: phony\nsubninja sub.ninja\n\n")
 		},
 		"a torn memo": func() {
-			testutil.WriteFile(t, filepath.Join(dir, productsMemoFile), productsMemoHeader+"\nfile ")
+			testutil.WriteFile(t, filepath.Join(dir, productsMemoFile), "mlxbuild memo 4 "+productsMemoKind+"\nfile ")
 		},
 		"another directory's memo": func() {
 			other := graphDir(t)
-			rememberProducts(dir, []string{fileid.Of(filepath.Join(other, "build.ninja")).Key()}, []string{stray})
+			rememberProducts(dir, []string{memo.Of(filepath.Join(other, "build.ninja")).Key()}, []string{stray})
 		},
 	}
 	for name, change := range cases {
 		t.Run(name, func(t *testing.T) {
-			rememberProducts(dir, []string{fileid.Of(filepath.Join(dir, "build.ninja")).Key(), fileid.Of(filepath.Join(dir, "sub.ninja")).Key()}, []string{stray})
+			rememberProducts(dir, []string{memo.Of(filepath.Join(dir, "build.ninja")).Key(), memo.Of(filepath.Join(dir, "sub.ninja")).Key()}, []string{stray})
 			change()
 			g := NewGraphProducts(dir)
 			if builds(t, g, stray) {
@@ -105,8 +98,7 @@ func TestGraphProductsAddsToTheMemo(t *testing.T) {
 	if !builds(t, NewGraphProducts(dir), "sub/libx.a") {
 		t.Fatal("sub/libx.a not built")
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, productsMemoFile))
-	_, products, _ := parseProductsMemo(data)
+	_, products := readProductsMemo(t, dir)
 	if want := []string{filepath.Join(dir, "libmlx.a"), filepath.Join(dir, "sub/libx.a")}; !slices.Equal(products, want) {
 		t.Errorf("memo products %q, want %q", products, want)
 	}
@@ -115,23 +107,22 @@ func TestGraphProductsAddsToTheMemo(t *testing.T) {
 	}
 }
 
-// FuzzParseProductsMemo: any text parses without a panic, and what parses
-// is written back as text that parses to the same (a raw byte in a quoted
-// path comes back escaped).
-func FuzzParseProductsMemo(f *testing.F) {
-	f.Add([]byte(productsMemoHeader + "\nfile \"/b/build.ninja\" 420 10 1 1 2 3\nout \"/b/libmlx.a\"\n"))
-	f.Add([]byte(productsMemoHeader + "\nfile \"/b/build.ninja\" absent\nout \"rel.a\"\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		keys, products, ok := parseProductsMemo(data)
-		if !ok {
-			return
-		}
-		got := formatProductsMemo(keys, products)
-		k2, p2, ok := parseProductsMemo(got)
-		if !ok || !slices.Equal(k2, keys) || !slices.Equal(p2, products) {
-			t.Fatalf("%q parsed and written back as %q, which reads %q %q", data, got, k2, p2)
-		}
-	})
+// readProductsMemo is the manifests' identities and the products the
+// memo in dir keeps.
+func readProductsMemo(t *testing.T, dir string) (files, products []string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, productsMemoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := memo.Parse(productsMemoKind, data)
+	if !ok {
+		t.Fatalf("memo %q does not parse", data)
+	}
+	for _, kv := range e.Values {
+		products = append(products, kv[1])
+	}
+	return e.Files, products
 }
 
 // BenchmarkGraphProducts times what a no-op's link plan asks after a

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // manifestScan is what the no-work record needs from Ninja's manifests:
@@ -66,7 +66,7 @@ func scanManifests(dir string) (manifestScan, error) {
 // (include, subninja) once, in Ninja's order, handing each to visit, which
 // returns the names it includes; it stops when stop says so, and reports
 // tooMany past maxManifests. With keys set it appends the identity
-// (fileid.ID.Key) of each manifest, taken before reading it, for a memo of
+// (memo.ID.Key) of each manifest, taken before reading it, for a memo of
 // what was derived from them.
 func readManifests(dir string, visit func(name string, data []byte) []string, stop func() bool, keys *[]string) (tooMany bool, err error) {
 	seen := map[string]bool{}
@@ -82,7 +82,7 @@ func readManifests(dir string, visit func(name string, data []byte) []string, st
 			return true, nil
 		}
 		if keys != nil {
-			*keys = append(*keys, fileid.Of(joinBuild(dir, name)).Key())
+			*keys = append(*keys, memo.Of(joinBuild(dir, name)).Key())
 		}
 		data, err := os.ReadFile(joinBuild(dir, name))
 		if err != nil {

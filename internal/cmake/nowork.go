@@ -8,14 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
 // The no-work record lets a no-op build skip Ninja. Ninja's answer to
 // `ninja -n` is a function of the files it reads and stats: its manifests,
 // .ninja_log and .ninja_deps, and every node of its graph with the
 // dependencies its deps log adds. After a dry run found no work, the
-// record lists the identity (fileid.StatFollowed: size, mtime, ctime, inode,
+// record lists the identity (memo.StatFollowed: size, mtime, ctime, inode,
 // device, through links, as Ninja's stat sees them) of each of those
 // files, and of the Ninja binary; while every one keeps it, Ninja would
 // find no work again, so the next no-op asks the record, not Ninja.
@@ -37,13 +37,13 @@ import (
 //     file on another file system, whose timestamps may be coarser, must
 //     be older by a second.
 //
-// The header names the form: 3 keeps the files folder by folder, which
-// allHold's stats relative to each folder rely on (a record of 2, in
-// Ninja's order, would have each folder opened again at every turn); an
-// older record is made anew once.
+// The record is an internal/memo entry of kind noWorkKind; its files come
+// folder by folder, which allHold's stats relative to each folder rely on.
+// A record of an older form is a miss: Ninja runs, finds no work, and the
+// record is made anew.
 const (
 	noWorkRecordFile = "mlxbuild-nowork"
-	noWorkHeader     = "mlxbuild ninja no-work 3"
+	noWorkKind       = "ninja-no-work"
 )
 
 // noWorkRecord is a decoded record.
@@ -61,7 +61,7 @@ type noWorkRecord struct {
 type recordedFile struct {
 	path    string
 	present bool
-	id      fileid.Stat
+	id      memo.Stat
 	// buildDir marks the build directory itself as a node (buildDirNode):
 	// it must stay a directory; its times are not compared.
 	buildDir bool
@@ -69,7 +69,7 @@ type recordedFile struct {
 
 // lookAt reads p's identity now.
 func lookAt(p string) recordedFile {
-	id, ok := fileid.StatFollowed(p)
+	id, ok := memo.StatFollowed(p)
 	return recordedFile{path: p, present: ok, id: id}
 }
 
@@ -109,9 +109,9 @@ const (
 // allHold reports whether every file keeps its identity, giving up early
 // once stop is set (another worker found a change). A record keeps its
 // files folder by folder (rememberNoWork), so each is stat-ed relative to
-// its folder, opened once (fileid.Folders).
+// its folder, opened once (memo.Folders).
 func allHold(files []recordedFile, stop *atomic.Bool) bool {
-	var folders fileid.Folders
+	var folders memo.Folders
 	defer folders.Close()
 	for i, f := range files {
 		if stop != nil && i%32 == 0 && stop.Load() {

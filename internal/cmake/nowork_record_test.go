@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
 // sampleRecord is a record of each kind of line.
 func sampleRecord() noWorkRecord {
 	return noWorkRecord{dir: "/c/rocm/build", ninja: "/usr/bin/ninja", ninjaPath: "/usr/bin/ninja", files: []recordedFile{
-		{path: "/c/rocm/build/build.ninja", present: true, id: fileid.Stat{Mode: 0o100644, Size: 20587, Mtime: 1796138084761203980, Ctime: 1796138084761203980, Ino: 5367234, Dev: 65024}},
+		{path: "/c/rocm/build/build.ninja", present: true, id: memo.Stat{Mode: 0o100644, Size: 20587, Mtime: 1796138084761203980, Ctime: 1796138084761203980, Ino: 5367234, Dev: 65024}},
 		{path: "/c/rocm/build/all"},
-		{path: "/c/rocm/tree/a dir/it's.h", present: true, id: fileid.Stat{Mode: 0o100600, Size: 1}},
+		{path: "/c/rocm/tree/a dir/it's.h", present: true, id: memo.Stat{Mode: 0o100600, Size: 1}},
 	}}
 }
 
@@ -34,15 +34,19 @@ func TestNoWorkRecordRoundTrip(t *testing.T) {
 		"empty":           "",
 		"torn":            good[:len(good)-3],
 		"no end line":     strings.Join(strings.Split(good, "\n")[:5], "\n") + "\n",
-		"wrong count":     strings.Replace(good, "end 3", "end 2", 1),
-		"other header":    strings.Replace(good, noWorkHeader, "mlxbuild ninja no-work 0", 1),
-		"no dir":          strings.Replace(good, "dir ", "dirs ", 1),
-		"unquoted ninja":  strings.Replace(good, `ninja "/usr/bin/ninja" "/usr/bin/ninja"`, "ninja /usr/bin/ninja", 1),
-		"bad number":      strings.Replace(good, "f 33188 20587", "f 33188 2x587", 1),
-		"a short line":    strings.Replace(good, "f 33188 20587 1796138084761203980 1796138084761203980 5367234 65024 ", "f 33188 20587 ", 1),
-		"an unknown line": strings.Replace(good, "a /c/rocm/build/all", "x /c/rocm/build/all", 1),
+		"wrong count":     strings.Replace(good, "end 6", "end 5", 1),
+		"other header":    strings.Replace(good, "mlxbuild memo 4 "+noWorkKind, "mlxbuild ninja no-work 3", 1),
+		"no dir":          strings.Replace(good, `key "dir"`, `key "dirs"`, 1),
+		"no ninja path":   strings.Replace(good, `key "ninja-path" "/usr/bin/ninja"`, `key "ninja-path" ""`, 1),
+		"unquoted ninja":  strings.Replace(good, `key "ninja" "/usr/bin/ninja"`, "key \"ninja\" /usr/bin/ninja", 1),
+		"bad number":      strings.Replace(good, `"33188 20587`, `"33188 2x587`, 1),
+		"a short line":    strings.Replace(good, `"33188 20587 1796138084761203980 1796138084761203980 5367234 65024"`, `"33188 20587"`, 1),
+		"an unknown kind": strings.Replace(good, `"/c/rocm/build/all" "absent"`, `"/c/rocm/build/all" "gone"`, 1),
 		"text after end":  good + "more\n",
 	} {
+		if text == good && name != "text after end" {
+			t.Fatalf("%s: the record's text did not change", name)
+		}
 		if r, err := decodeNoWorkRecord([]byte(text)); err == nil {
 			t.Errorf("%s: read as %+v", name, r)
 		}
@@ -102,7 +106,7 @@ func TestNoWorkRecordHoldsAcrossWorkers(t *testing.T) {
 // whose graph lists files of several folders in turn (the build directory,
 // sources in s/x and s/y, their copies in o/x and o/y), keeps them folder
 // by folder, each folder once, so a check opens each folder once
-// (fileid.Folders); and it still stops answering when a file of a folder
+// (memo.Folders); and it still stops answering when a file of a folder
 // in the middle changes.
 func TestNoWorkRecordKeepsFilesFolderByFolder(t *testing.T) {
 	testutil.NeedTools(t, "ninja", "cp", "sh")

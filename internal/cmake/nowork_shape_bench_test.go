@@ -23,7 +23,7 @@ const realNoWorkShape = "../../bench/realshape/rocm-nowork.txt"
 // the path lengths and the folders they share are the real ones), folder by
 // folder as rememberNoWork keeps them, three ways in one loop: holds as
 // shipped (a few workers), allHold alone (one goroutine, each name stat-ed
-// relative to its folder's descriptor, fileid.Folders), and one goroutine
+// relative to its folder's descriptor, memo.Folders), and one goroutine
 // stat-ing every whole path (what allHold did before). Reported: each one's
 // ms/op and their ratios to the one by path.
 //

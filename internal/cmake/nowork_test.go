@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,26 @@ func TestNoWorkRecordAnswersUntilAFileChanges(t *testing.T) {
 				t.Errorf("Ninja's answer: no work %v, want %v; it said:\n%s", d.NoWork(), !c.work, d.said())
 			}
 		})
+	}
+}
+
+// TestNoWorkRecordOfAnOlderFormIsAMiss: a record an older mlxbuild wrote
+// (no-work 3, before internal/memo) answers nothing; Ninja answers
+// instead, and finds no work (no rebuild after an upgrade); the record is
+// then made anew in today's form and answers.
+func TestNoWorkRecordOfAnOlderFormIsAMiss(t *testing.T) {
+	testutil.NeedTools(t, "ninja", "cp", "sh")
+	dir := headerNinja(t)
+	remembered(t, dir)
+	older := "mlxbuild ninja no-work 3\ndir " + strconv.Quote(dir) + "\nninja \"ninja\" \"/usr/bin/ninja\"\nend 0\n"
+	testutil.WriteFile(t, filepath.Join(dir, noWorkRecordFile), older)
+	d := StartDryRun(context.Background(), dir, lockNow(t))
+	if d.Recorded() != 0 || !d.NoWork() {
+		t.Fatalf("with an older record: recorded %d, no work %v; want Ninja's answer, no work\n%s", d.Recorded(), d.NoWork(), d.out)
+	}
+	remembered(t, dir)
+	if rec := readFile(t, filepath.Join(dir, noWorkRecordFile)); !strings.HasPrefix(rec, "mlxbuild memo 4 "+noWorkKind+"\n") {
+		t.Errorf("the record was not made anew:\n%s", rec)
 	}
 }
 

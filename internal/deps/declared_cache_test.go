@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/internal/testutil"
 )
 
@@ -29,7 +29,7 @@ func TestDeclaredCached(t *testing.T) {
 		}
 		return got
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("first scan: %v", got)
 	}
 	if _, err := os.Stat(file); err != nil {
@@ -38,7 +38,7 @@ func TestDeclaredCached(t *testing.T) {
 
 	// Same key: the record answers, not the tree.
 	testutil.WriteFile(t, filepath.Join(tree, "cmake", "more.cmake"), "FetchContent_Declare(fmt URL x)\n")
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("with the same key the record was not used: %v", got)
 	}
 
@@ -47,7 +47,7 @@ func TestDeclaredCached(t *testing.T) {
 	if err := os.Rename(manifest+".tmp", manifest); err != nil {
 		t.Fatal(err)
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true, "fmt": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true, "fmt": true}) {
 		t.Fatalf("after the manifest changed: %v, want json and fmt", got)
 	}
 	// An edit in place that keeps size and mtime still changes ctime.
@@ -57,14 +57,14 @@ func TestDeclaredCached(t *testing.T) {
 	if err := os.Chtimes(manifest, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if got := declared(fileid.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
+	if got := declared(memo.Of(manifest).Key()); !maps.Equal(got, map[string]bool{"json": true}) {
 		t.Fatalf("after an in-place manifest edit: %v, want json", got)
 	}
 
 	// Another tree with the same key is not answered from this record.
 	other := filepath.Join(dir, "other")
 	testutil.WriteFile(t, filepath.Join(other, "CMakeLists.txt"), "FetchContent_Declare(gguflib URL x)\n")
-	got, err := DeclaredCached(other, file, fileid.Of(manifest).Key())
+	got, err := DeclaredCached(other, file, memo.Of(manifest).Key())
 	if err != nil || !maps.Equal(got, map[string]bool{"gguflib": true}) {
 		t.Fatalf("another tree: %v, %v", got, err)
 	}
@@ -82,20 +82,29 @@ func TestDeclaredCached(t *testing.T) {
 	}
 }
 
-// TestParseDeclaredRefuses checks that a record is used only when it is
-// whole and made for the same tree and key.
-func TestParseDeclaredRefuses(t *testing.T) {
-	key := strconv.Quote("/t") + " k"
-	good := declaredHeader + "\n" + key + "\njson\n"
-	if names, ok := parseDeclared([]byte(good), key); !ok || !names["json"] || len(names) != 1 {
-		t.Fatalf("a good record: %v, %v", names, ok)
+// TestDeclaredCachedRefusesOtherRecords checks that a record is used only
+// when it is whole, made for the same tree and key, and holds only names
+// Declared returns: anything else (an older format among them) is a scan.
+func TestDeclaredCachedRefusesOtherRecords(t *testing.T) {
+	dir := t.TempDir()
+	tree, file := filepath.Join(dir, "tree"), filepath.Join(dir, "tree.declared")
+	testutil.WriteFile(t, filepath.Join(tree, "CMakeLists.txt"), "FetchContent_Declare(json URL x)\n")
+	keys := [][2]string{{"tree", tree}, {"manifest", "k"}}
+	good := string(memo.Format(declaredKind, memo.Entry{Keys: keys, Values: [][2]string{{"name", "fmt"}}}))
+	testutil.WriteFile(t, file, good)
+	if names, err := DeclaredCached(tree, file, "k"); err != nil || !maps.Equal(names, map[string]bool{"fmt": true}) {
+		t.Fatalf("a good record: %v, %v", names, err)
 	}
 	for _, bad := range []string{
-		"", good[:len(good)-1], "mlxbuild declared 0\n" + key + "\njson\n",
-		declaredHeader + "\n" + key + "x\njson\n", declaredHeader + "\n" + key + "\nJSON\n", declaredHeader + "\n" + key + "\n\n",
+		good[:len(good)-1],
+		"mlxbuild declared 2\n" + strconv.Quote(tree) + " k\nfmt\n",
+		string(memo.Format(declaredKind, memo.Entry{Keys: [][2]string{{"tree", tree}, {"manifest", "other"}}, Values: [][2]string{{"name", "fmt"}}})),
+		string(memo.Format(declaredKind, memo.Entry{Keys: keys, Values: [][2]string{{"name", "FMT"}}})),
+		string(memo.Format(declaredKind, memo.Entry{Keys: keys, Values: [][2]string{{"other", "fmt"}}})),
 	} {
-		if names, ok := parseDeclared([]byte(bad), key); ok {
-			t.Errorf("record %q was used: %v", bad, names)
+		testutil.WriteFile(t, file, bad)
+		if names, err := DeclaredCached(tree, file, "k"); err != nil || !maps.Equal(names, map[string]bool{"json": true}) {
+			t.Errorf("record %q: %v, %v; want the tree scanned", bad, names, err)
 		}
 	}
 }

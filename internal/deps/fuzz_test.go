@@ -33,28 +33,3 @@ func FuzzDeclared(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseDeclared feeds arbitrary record files to the reader of
-// DeclaredCached's records: it must not fail, and a record it accepts must
-// hold only names Declared can return, and be exactly what formatDeclared
-// writes for them.
-func FuzzParseDeclared(f *testing.F) {
-	key := `"/cache/rocm/tree" "/cache/rocm/tree.manifest" 420 5 1 2 3 4`
-	for _, s := range []string{declaredHeader + "\n" + key + "\njson\nfmt\n", declaredHeader + "\n" + key + "\n", declaredHeader + "\n" + key + "\njson", "", "\n\n\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data string) {
-		names, ok := parseDeclared([]byte(data), key)
-		if !ok {
-			return
-		}
-		for n := range names {
-			if !declaredName(n) {
-				t.Errorf("name %q accepted from %q", n, data)
-			}
-		}
-		if again, ok := parseDeclared(formatDeclared(key, names), key); !ok || len(again) != len(names) {
-			t.Errorf("%q: names %v do not survive a rewrite: %v", data, names, again)
-		}
-	})
-}

@@ -13,7 +13,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 	"github.com/mlxbuild/mlxbuild/internal/compilecache"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
-	"github.com/mlxbuild/mlxbuild/internal/fileid"
+	"github.com/mlxbuild/mlxbuild/internal/memo"
 	"github.com/mlxbuild/mlxbuild/overlays"
 )
 
@@ -108,7 +108,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	p.treeFingerprint = m.Fingerprint()
-	if id := fileid.Of(p.Layout.Manifest); !id.Absent {
+	if id := memo.Of(p.Layout.Manifest); !id.Absent {
 		p.treeKey = id.Key()
 	}
 	return stats, &userFiles{manifest: m, tree: p.Layout.Tree, src: src, layers: p.layers()}, nil

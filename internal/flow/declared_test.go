@@ -55,7 +55,7 @@ func TestDeclaredFollowsTree(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "tiny") || !strings.Contains(err.Error(), "no provider has") {
 		t.Fatalf("the tree now declares tiny, which no provider has: want that error, got %v", err)
 	}
-	if rec, _ := os.ReadFile(record); !strings.HasSuffix(string(rec), "\ntiny\n") {
+	if rec, _ := os.ReadFile(record); !strings.Contains(string(rec), "\nset \"name\" \"tiny\"\n") {
 		t.Errorf("the record does not hold tiny:\n%s", rec)
 	}
 

@@ -1,10 +1,11 @@
-package fileid
+package memo
 
 import "syscall"
 
-// Stat is a file's identity as stat(2) gives it, through links, in plain
-// numbers: what a check of many files compares without building an ID or
-// its key for each (the no-work record checks every node of a build).
+// Stat is a file's identity as stat(2) gives it, in plain numbers: through
+// links from StatFollowed, what a check of many files compares without
+// building an ID or its key for each (the no-work record checks every node
+// of a build); of the link itself in an ID.
 type Stat struct {
 	Mode         uint32 // st_mode: type and permission bits
 	Size         int64

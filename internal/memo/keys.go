@@ -1,9 +1,9 @@
-package fileid
+package memo
 
 import (
-	"io/fs"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // KeyPath is the path a Key starts with; not ok for a line that does not
@@ -38,7 +38,7 @@ func KeysUnchanged(keys []string) bool {
 		if id.Key() != k {
 			return false
 		}
-		if fs.FileMode(id.Mode).IsDir() {
+		if id.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 			if dirs == nil {
 				dirs = map[string]bool{}
 			}

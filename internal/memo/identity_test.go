@@ -1,4 +1,4 @@
-package fileid
+package memo
 
 import (
 	"os"

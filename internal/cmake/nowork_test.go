@@ -185,9 +185,9 @@ func TestNoWorkRecordOfAnOlderFormIsAMiss(t *testing.T) {
 	remembered(t, dir)
 	older := "mlxbuild ninja no-work 3\ndir " + strconv.Quote(dir) + "\nninja \"ninja\" \"/usr/bin/ninja\"\nend 0\n"
 	testutil.WriteFile(t, filepath.Join(dir, noWorkRecordFile), older)
-	d := StartDryRun(context.Background(), dir, lockNow(t))
+	d := ask(t, dir, lockNow(t))
 	if d.Recorded() != 0 || !d.NoWork() {
-		t.Fatalf("with an older record: recorded %d, no work %v; want Ninja's answer, no work\n%s", d.Recorded(), d.NoWork(), d.out)
+		t.Fatalf("with an older record: recorded %d, no work %v; want Ninja's answer, no work\n%s", d.Recorded(), d.NoWork(), d.said())
 	}
 	remembered(t, dir)
 	if rec := readFile(t, filepath.Join(dir, noWorkRecordFile)); !strings.HasPrefix(rec, "mlxbuild memo 4 "+noWorkKind+"\n") {

@@ -61,27 +61,14 @@ func ReadStamp(path string) (*Stamp, error) {
 // rename): it is written last, after a successful build, so a crash before
 // it leaves the old stamp and the next run redoes the work.
 func WriteStamp(path string, s *Stamp) error {
-	data, err := EncodeStamp(path, s)
-	if err != nil {
-		return err
-	}
-	return WriteStampData(path, data)
-}
-
-// EncodeStamp is the stamp as WriteStamp writes it to path (named in errors).
-func EncodeStamp(path string, s *Stamp) ([]byte, error) {
 	if s == nil {
-		return nil, fmt.Errorf("cache: WriteStamp %s: nil stamp", path)
+		return fmt.Errorf("cache: WriteStamp %s: nil stamp", path)
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("cache: encoding stamp %s: %w", path, err)
+		return fmt.Errorf("cache: encoding stamp %s: %w", path, err)
 	}
-	return append(data, '\n'), nil
-}
-
-// WriteStampData writes a stamp EncodeStamp made.
-func WriteStampData(path string, data []byte) error {
+	data = append(data, '\n')
 	// A no-op build has the same inputs as the last one: leave the file
 	// alone rather than create, sync and rename an identical one.
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {

@@ -1,11 +1,12 @@
 package bundle
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 )
 
 // dependencyDir is the folder CMake took dependency name from: mlxbuild's
@@ -14,28 +15,18 @@ import (
 // whatever MLX's CMake did with it afterwards. found is false when CMake
 // was not given it (a system provider: the toolkit's own copy).
 func dependencyDir(buildDir, name string) (dir string, found bool, err error) {
-	cache := filepath.Join(buildDir, "CMakeCache.txt")
-	f, err := os.Open(cache)
+	c, err := cmakecache.Read(buildDir)
 	if err != nil {
-		return "", false, fmt.Errorf("reading %s for dependency %s: %w; build the backend first", cache, name, err)
+		return "", false, err
 	}
-	defer f.Close()
-	key := "FETCHCONTENT_SOURCE_DIR_" + strings.ToUpper(name) + ":"
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, key) {
-			continue
-		}
-		if _, v, ok := strings.Cut(line, "="); ok && filepath.IsAbs(v) {
-			return v, true, nil
-		}
+	if c == nil {
+		return "", false, fmt.Errorf("no %s in %s for dependency %s; build the backend first", cmakecache.FileName, buildDir, name)
 	}
-	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("reading %s: %w", cache, err)
+	e, ok := c.Get("FETCHCONTENT_SOURCE_DIR_" + strings.ToUpper(name))
+	if !ok || !filepath.IsAbs(e.Value) {
+		return "", false, nil
 	}
-	return "", false, nil
+	return e.Value, true, nil
 }
 
 // isDir says whether path is a directory (through links).

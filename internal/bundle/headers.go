@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/configs"
+	"github.com/mlxbuild/mlxbuild/internal/cmakecache"
 )
 
 // copyHeaders copies the policy's header folders into tmp, in order; a
@@ -30,7 +31,7 @@ func (in Input) copyHeaders(p *configs.BundlePolicy, tmp string) ([]Headers, err
 				if isDir(filepath.Join(tmp, filepath.FromSlash(h.To))) {
 					continue
 				}
-				return nil, fmt.Errorf("%s: no FETCHCONTENT_SOURCE_DIR_%s, and no earlier header entry gave %s: the build did not take %s from mlxbuild's dependencies; build the backend again, or drop the entry from the spec's bundle.headers", filepath.Join(in.BuildDir, "CMakeCache.txt"), strings.ToUpper(h.Dependency), h.To, h.Dependency)
+				return nil, fmt.Errorf("%s: no FETCHCONTENT_SOURCE_DIR_%s, and no earlier header entry gave %s: the build did not take %s from mlxbuild's dependencies; build the backend again, or drop the entry from the spec's bundle.headers", filepath.Join(in.BuildDir, cmakecache.FileName), strings.ToUpper(h.Dependency), h.To, h.Dependency)
 			}
 			src, what = filepath.Join(dir, filepath.FromSlash(h.From)), path.Join("dependency "+h.Dependency, h.From)
 		}

@@ -829,6 +829,13 @@ func builtinCuda() *Spec {
 					To:         "include/cccl",
 				},
 			},
+			HeaderHome: &HeaderHome{
+				Pos:     fail.Pos{File: "configs/cuda.yaml", Line: 167, Col: 16},
+				Beside:  "nvidia/cuda_runtime/include",
+				Env:     []string{"CUDA_HOME", "CUDA_PATH"},
+				Default: "/usr/local/cuda",
+				Sub:     "include",
+			},
 		},
 		Source: "configs/cuda.yaml",
 	}

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
@@ -27,6 +28,27 @@ type BundlePolicy struct {
 	// Headers are directories the backend compiles against at run time,
 	// copied into the bundle.
 	Headers []BundleHeaders `yaml:"headers"`
+	// HeaderHome is a header folder the runtime insists on finding on the
+	// target by itself, whatever the bundle carries: bundle:check looks
+	// for it as the runtime does.
+	HeaderHome *HeaderHome `yaml:"header_home"`
+}
+
+// HeaderHome is where a runtime looks for a header folder of its own
+// (MLX's CUDA JIT, jit_module.cpp: <bundle>/../nvidia/cuda_runtime/include,
+// then $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, each with /include). It
+// aborts its first run-time compile when that folder is missing, even
+// when the bundle's include/ holds every header it then reads.
+type HeaderHome struct {
+	Pos Pos `json:"-"`
+	// Beside is a folder relative to the bundle's parent, looked at first.
+	Beside string `yaml:"beside"`
+	// Env are variables whose value is the home, the first set one wins.
+	Env []string `yaml:"env"`
+	// Default is the home when no variable is set.
+	Default string `yaml:"default"`
+	// Sub is the folder inside the home that must exist.
+	Sub string `yaml:"sub" required:"true"`
 }
 
 // BundleHeaders is one header directory: From is a directory with
@@ -77,6 +99,21 @@ func validateBundle(b *BundlePolicy, pos func(string) Pos, ps *problems) {
 		}
 		if err := safepath.CheckRel(h.To); err != nil || !strings.HasPrefix(h.To+"/", "include/") {
 			ps.add(at, "to %q must be a relative folder under include/ (include, include/cccl)", h.To)
+		}
+	}
+	if h := b.HeaderHome; h != nil {
+		at := pos("bundle.header_home")
+		if err := safepath.CheckRel(h.Sub); err != nil {
+			ps.add(at, "sub %q must be a relative folder inside the home (include)", h.Sub)
+		}
+		if err := safepath.CheckRel(h.Beside); h.Beside != "" && err != nil {
+			ps.add(at, "beside %q must be a relative folder beside the bundle (nvidia/cuda_runtime/include)", h.Beside)
+		}
+		if h.Default != "" && !filepath.IsAbs(h.Default) {
+			ps.add(at, "default %q must be an absolute folder (/usr/local/cuda)", h.Default)
+		}
+		if len(h.Env) == 0 && h.Default == "" {
+			ps.add(at, "a header home names env (the variables that set it) or a default folder, or both")
 		}
 	}
 }

@@ -13,10 +13,12 @@ func TestBundlePolicyRefusesDriverBundled(t *testing.T) {
 	ps := &problems{}
 	pos := func(string) Pos { return Pos{File: "cuda.yaml", Line: 3, Col: 5} }
 	validateBundle(&BundlePolicy{Libraries: []string{"cuda"}, Driver: []string{"cuda"},
-		Headers: []BundleHeaders{{From: "/x", To: "../etc"}, {Dependency: "cccl", Define: "MLX_CCCL_DIR", To: "include/a"}, {Dependency: "cccl", From: "../up", To: "include/b"}}}, pos, ps)
+		Headers:    []BundleHeaders{{From: "/x", To: "../etc"}, {Dependency: "cccl", Define: "MLX_CCCL_DIR", To: "include/a"}, {Dependency: "cccl", From: "../up", To: "include/b"}},
+		HeaderHome: &HeaderHome{Beside: "/abs", Default: "usr/local/cuda", Sub: "../include"}}, pos, ps)
 	msg := ps.err().Error()
 	for _, want := range []string{`"cuda" is the driver's library`, `to "../etc" must be a relative folder under include/`,
-		"exactly one of from (a directory), define (the MLX define naming one) and dependency", `from "../up" must be a relative folder inside dependency cccl`} {
+		"exactly one of from (a directory), define (the MLX define naming one) and dependency", `from "../up" must be a relative folder inside dependency cccl`,
+		`sub "../include" must be a relative folder`, `beside "/abs" must be a relative folder`, `default "usr/local/cuda" must be an absolute folder`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("want %q in:\n%s", want, msg)
 		}

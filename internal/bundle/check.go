@@ -17,6 +17,9 @@ import (
 type CheckOptions struct {
 	SystemDirs []string // SystemDirs("/etc/ld.so.conf") on a real run
 	Arch       arch.Options
+	// Env reads the environment the programs will run with; nil means
+	// os.Getenv.
+	Env func(string) string
 }
 
 // Report is what Check found: one line per finding, and whether the
@@ -69,6 +72,11 @@ func Check(ctx context.Context, dir string, o CheckOptions) (*Report, error) {
 		}
 	} else {
 		rep.Lines = append(rep.Lines, fmt.Sprintf("libraries: %d bundled present, every required one found", countHow(m, Bundled)))
+	}
+	if m.HeaderHome != nil {
+		line, ok := checkHeaderHome(dir, m.HeaderHome, o.Env)
+		rep.Lines = append(rep.Lines, line)
+		rep.Fails = rep.Fails || !ok
 	}
 	if m.Backend == "rocm" || m.Backend == "cuda" {
 		r, err := arch.CheckBuilt(ctx, file+" (architectures)", m.Backend, m.Architectures, o.Arch)

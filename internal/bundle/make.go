@@ -100,6 +100,9 @@ func Make(ctx context.Context, in Input) (*Manifest, error) {
 	if m.Headers, err = in.copyHeaders(policy, tmp); err != nil {
 		return nil, err
 	}
+	if h := policy.HeaderHome; h != nil {
+		m.HeaderHome = &HeaderHome{Beside: h.Beside, Env: append([]string{}, h.Env...), Default: h.Default, Sub: h.Sub}
+	}
 	if err := noAbsoluteRunPath(tmp); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,16 @@ type Manifest struct {
 	Executables     []Executable `json:"executables"`
 	Libraries       []Library    `json:"libraries"`
 	Headers         []Headers    `json:"headers"`
+	HeaderHome      *HeaderHome  `json:"header_home,omitempty"` // nil: the runtime needs no header folder of its own
+}
+
+// HeaderHome is the spec's bundle.header_home, kept for bundle:check on
+// the target: where the runtime looks for a header folder of its own.
+type HeaderHome struct {
+	Beside  string   `json:"beside,omitempty"` // relative to the bundle's parent
+	Env     []string `json:"env"`
+	Default string   `json:"default,omitempty"`
+	Sub     string   `json:"sub"`
 }
 
 // Toolchain is the GPU toolchain the build used ("" for cpu).

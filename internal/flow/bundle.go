@@ -59,7 +59,7 @@ func Bundle(ctx context.Context, o Options, target, backend string, executables 
 // it fails (exit 1) when it cannot. It needs no project and no toolchain.
 func BundleCheck(ctx context.Context, o Options, dir string) error {
 	o = o.withDefaults()
-	rep, err := bundle.Check(ctx, abs(o.Dir, dir), bundle.CheckOptions{SystemDirs: bundle.SystemDirs(ldSoConf), Arch: arch.Options{Env: o.Env}})
+	rep, err := bundle.Check(ctx, abs(o.Dir, dir), bundle.CheckOptions{SystemDirs: bundle.SystemDirs(ldSoConf), Arch: arch.Options{Env: o.Env}, Env: o.Env})
 	if err != nil {
 		return err
 	}

@@ -31,14 +31,17 @@ type planChainEdge struct {
 }
 
 // criticalPath is nil before a first build (no times) or configure (no
-// graph).
-func (p *Prepared) criticalPath(warn func(string, ...any)) *planCritical {
+// graph); then why says which of the two is missing.
+func (p *Prepared) criticalPath(warn func(string, ...any)) (c *planCritical, why string) {
 	d, from := p.knownDurations(warn)
 	chains := cmake.ExpectedChains(p.Layout.Build, d, planChains)
 	if len(chains) == 0 {
-		return nil
+		if len(d) == 0 {
+			return nil, "not known yet (a first build records the edges' times)"
+		}
+		return nil, fmt.Sprintf("not known before the first configure (no build graph yet; %d edge times known from %s)", len(d), from)
 	}
-	c := &planCritical{From: from, Ordered: p.Opts.Env(EnvOrder) != "off"}
+	c = &planCritical{From: from, Ordered: p.Opts.Env(EnvOrder) != "off"}
 	for _, ch := range chains {
 		pc := planChain{Seconds: roundSeconds(ch.Took)}
 		for _, e := range ch.Edges {
@@ -46,16 +49,16 @@ func (p *Prepared) criticalPath(warn func(string, ...any)) *planCritical {
 		}
 		c.Chains = append(c.Chains, pc)
 	}
-	return c
+	return c, ""
 }
 
 func roundSeconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
 // printCritical prints the critical path: one line per chain, its
-// expected time and its edges (the first few).
-func printCritical(w io.Writer, c *planCritical) {
+// expected time and its edges (the first few); why when there is none.
+func printCritical(w io.Writer, c *planCritical, why string) {
 	if c == nil {
-		fmt.Fprintln(w, "critical:  not known yet (a first build records the edges' times)")
+		fmt.Fprintln(w, "critical:  "+why)
 		return
 	}
 	order := "a build starts them first"

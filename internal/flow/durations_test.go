@@ -78,19 +78,30 @@ func TestDamagedOrForeignRecordIsIgnoredWithOneWarning(t *testing.T) {
 func TestPlanShowsTheExpectedCriticalPath(t *testing.T) {
 	p := durationsPrepared(t, nil)
 	var buf strings.Builder
-	printCritical(&buf, p.criticalPath(nil))
+	c, why := p.criticalPath(nil)
+	printCritical(&buf, c, why)
 	if !strings.Contains(buf.String(), "not known yet") {
 		t.Errorf("before a build: %q", buf.String())
 	}
 	manifest := "rule cc\n  command = touch $out\nbuild short.o: cc short.c\nbuild long.o: cc long.c\nbuild lib.a: cc short.o long.o\nbuild all: phony lib.a\n"
 	log := "# ninja log v5\n0\t376800\t1\tlong.o\th\n0\t1200\t1\tshort.o\th\n376800\t380000\t1\tlib.a\th\n"
-	for name, data := range map[string]string{"build.ninja": manifest, ".ninja_log": log} {
-		if err := os.WriteFile(filepath.Join(p.Layout.Build, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// Times known, no graph yet (a new build folder with a record): plan
+	// says the graph is what is missing, not the times.
+	if err := os.WriteFile(filepath.Join(p.Layout.Build, ".ninja_log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	buf.Reset()
-	printCritical(&buf, p.criticalPath(nil))
+	c, why = p.criticalPath(nil)
+	printCritical(&buf, c, why)
+	if want := "critical:  not known before the first configure (no build graph yet; 3 edge times known from the last build's .ninja_log)\n"; buf.String() != want {
+		t.Errorf("times without a graph: %q, want %q", buf.String(), want)
+	}
+	if err := os.WriteFile(filepath.Join(p.Layout.Build, "build.ninja"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	c, why = p.criticalPath(nil)
+	printCritical(&buf, c, why)
 	want := "critical:  380s expected (times from the last build's .ninja_log; a build starts them first)\n" +
 		"    380s  long.o 377s -> lib.a 3.2s\n" +
 		"    4.4s  short.o 1.2s -> lib.a 3.2s\n"

@@ -76,9 +76,10 @@ func Plan(ctx context.Context, o Options, target, backend string) error {
 	run := backends.Dirs(p.linkSpec(), p.Toolchain).Run
 	fmt.Fprintf(w, "run path:  %s %s\n", backends.RpathMode(p.linkSpec()), orNone(strings.Join(run, ":")))
 	p.printCompile(w)
-	printCritical(w, p.criticalPath(func(format string, args ...any) {
+	c, why := p.criticalPath(func(format string, args ...any) {
 		fmt.Fprintf(w, "warning:   "+format+"\n", args...)
-	}))
+	})
+	printCritical(w, c, why)
 	fmt.Fprintf(w, "triggers:  env %s", strings.Join(p.Spec.Triggers.Env, ", "))
 	if len(p.Spec.Triggers.Paths) > 0 {
 		fmt.Fprintf(w, "; paths %s", strings.Join(p.Spec.Triggers.Paths, ", "))

@@ -139,7 +139,7 @@ func PlanJSON(ctx context.Context, o Options, target, backend string) error {
 	case rd.what == "":
 		doc.Redo.What = "Ninja's build only"
 	}
-	doc.CriticalPath = p.criticalPath(func(format string, args ...any) { doc.Warnings = append(doc.Warnings, fmt.Sprintf(format, args...)) })
+	doc.CriticalPath, _ = p.criticalPath(func(format string, args ...any) { doc.Warnings = append(doc.Warnings, fmt.Sprintf(format, args...)) })
 	doc.Fingerprint, doc.FingerprintWhy = lastFingerprint(p.Layout.Out, p.Backend, doc.Redo.What)
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -4,15 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strings"
-
-	"golang.org/x/sys/unix"
+	"os"
 )
 
 // dirEnt is one name of a directory listing and its type as the listing
-// reports it: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, or
-// fs.ModeIrregular for anything else.
+// reports it (see entType).
 type dirEnt struct {
 	name string
 	typ  fs.FileMode
@@ -20,75 +16,60 @@ type dirEnt struct {
 
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
-// listSide opens one side's directory root/rel (root alone when rel is "")
-// and lists it sorted by name into into[:0] (a slice the caller reuses).
-// When rec keeps this side's listing (see dirRecord), into holds it,
-// decoded, and it is the listing while the directory still has the
-// identity it had then; else the listing is read from the directory. id is
-// the identity the directory had before it was read. A missing directory is empty, with fd
-// -1. The caller closes fd (closeDir) and stats the entries with fstatat
-// relative to it, which saves the kernel a walk of the whole path.
-func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
-	fd, err = openDirAt(root, rel)
-	if errors.Is(err, unix.ENOENT) {
-		return -1, into[:0], dirID{}, false, nil
-	}
-	if err == nil {
-		if id, err = fstatDir(fd); err == nil {
-			if rec != nil && rec.has[side] && rec.id[side] == id {
-				return fd, into, id, true, nil
-			}
-			es, err = readDirFD(fd, into[:0])
-		}
-		if err != nil {
-			closeDir(fd)
-		}
+// listDir lists the directory dir sorted by name; what names its side in
+// an error. A missing directory is empty.
+func listDir(what, dir string) ([]dirEnt, error) {
+	es, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
 	if err != nil {
-		return -1, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
+		return nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, bareErr(err))
 	}
-	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
-	return fd, es, id, false, nil
+	out := make([]dirEnt, len(es))
+	for i, e := range es {
+		out[i] = dirEnt{name: e.Name(), typ: entType(e.Type())}
+	}
+	return out, nil
 }
 
-func closeDir(fd int) {
-	if fd >= 0 {
-		unix.Close(fd)
-	}
-}
-
-// modeType maps a stat mode to the types a dirEnt holds.
-func modeType(mode uint32) fs.FileMode {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
+// entType maps a file's type to the ones the walk tells apart: fs.ModeDir,
+// fs.ModeSymlink, 0 for a regular file, or fs.ModeIrregular for anything
+// else.
+func entType(t fs.FileMode) fs.FileMode {
+	switch t &= fs.ModeType; t {
+	case 0, fs.ModeDir, fs.ModeSymlink:
+		return t
 	}
 	return fs.ModeIrregular
 }
 
-// irregularType names, for an error, what kind of file name in dirfd is:
+// lstat is the stat data and type (see entType) of path, not following a
+// link. Its error is the bare errno: the caller names the path.
+func lstat(path string) (statOf, fs.FileMode, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return statOf{}, 0, bareErr(err)
+	}
+	return statData(fi), entType(fi.Mode()), nil
+}
+
+// irregularType names, for an error, what kind of file path is:
 // "p---------" for a named pipe, as fs.FileMode prints it.
-func irregularType(dirfd int, name string) string {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
+func irregularType(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return "unknown type"
 	}
-	var t fs.FileMode
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFIFO:
-		t = fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		t = fs.ModeSocket
-	case unix.S_IFCHR:
-		t = fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		t = fs.ModeDevice
-	default:
-		t = modeType(uint32(st.Mode))
+	return fi.Mode().Type().String()
+}
+
+// bareErr is err without the operation and path of an *fs.PathError, for a
+// message that names the path itself.
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return t.String()
+	return err
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
-	"golang.org/x/sys/unix"
 )
 
 // statOf is the part of a file's stat data the manifest keeps.
@@ -26,7 +25,7 @@ type statOf struct {
 func statData(fi fs.FileInfo) statOf {
 	s := statOf{size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: kindFile}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino, s.ctime = st.Ino, ctimeOf(st)
+		s.ino, s.dev, s.ctime = st.Ino, uint64(st.Dev), ctimeOf(st)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -35,24 +34,6 @@ func statData(fi fs.FileInfo) statOf {
 		s.kind = kindExec
 	}
 	return s
-}
-
-// lstatAt stats name in the open directory dirfd without following a link.
-// Its error is the bare errno: the caller names the path.
-func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
-		return statOf{}, 0, err
-	}
-	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev), kind: kindFile}
-	typ := modeType(uint32(st.Mode))
-	switch {
-	case typ == fs.ModeSymlink:
-		s.kind = kindLink
-	case typ == 0 && st.Mode&0o111 != 0:
-		s.kind = kindExec
-	}
-	return s, typ, nil
 }
 
 // racy reports whether a recorded mtime is too recent to trust: a change in
@@ -64,8 +45,8 @@ func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 // changed at or after the lock was taken. An edit of the same size in the
 // clock tick after this run's read would then move none of its times, and
 // racy's rule misses it when the manifest is written in a later tick. Its
-// ctime older than the lock file's, any later change moves it (the rule of
-// the kept listings, see memo.Clock.Older). Without a lock file it is kept as it
+// ctime older than the lock file's, any later change moves it (git's racy
+// rule, see memo.Clock.Older). Without a lock file it is kept as it
 // is: the old manifest's ctime, the clock then, is in the clock tick of the
 // last run's own writes, which would all be read again.
 func (m *materializer) keptCTime(s statOf) int64 {
@@ -77,17 +58,19 @@ func (m *materializer) keptCTime(s statOf) int64 {
 
 // file makes the tree file dirRel/name equal to its source in srcRoot
 // (origin says which side), writing it only when its content or kind
-// differs. An unchanged file costs two fstatat calls and no allocation.
-func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir int, t *dirEnt, treeDir int, c *dirCounts) error {
-	s, styp, err := lstatAt(srcDir, name)
+// differs. An unchanged file costs two lstat calls.
+func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, t *dirEnt, c *dirCounts) error {
+	rel := joinRel(dirRel, name)
+	src, dst := join(srcRoot, rel), join(m.tree, rel)
+	s, styp, err := lstat(src)
 	if err != nil {
-		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, join(srcRoot, joinRel(dirRel, name)), err)
+		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
 	}
 	if s.kind == kindLink && origin == FromOverlay {
-		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(srcRoot, joinRel(dirRel, name)))
+		return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", src)
 	}
 	if styp != 0 && s.kind != kindLink {
-		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, join(srcRoot, joinRel(dirRel, name)))
+		return fmt.Errorf("overlays: %s entry %s is not a regular file; remove it", origin, src)
 	}
 	idx := c.old.file(name)
 	var old *entry
@@ -97,8 +80,8 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 	}
 	var tr statOf
 	haveTree := false
-	if t != nil && !t.isDir() && treeDir >= 0 {
-		if st, typ, err := lstatAt(treeDir, name); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
+	if t != nil && !t.isDir() {
+		if st, typ, err := lstat(dst); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
 			tr, haveTree = st, true
 		}
 	}
@@ -110,8 +93,6 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 		c.unchanged++
 		return nil
 	}
-	rel := joinRel(dirRel, name)
-	src, dst := join(srcRoot, rel), join(m.tree, rel)
 	b := m.getBufs()
 	defer m.bufs.Put(b)
 	var data []byte
@@ -140,7 +121,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				mtime = s.mtime
 				// Chtimes moved the tree file's ctime: record the new one, or
 				// the next run would take the tree copy for a hand edit.
-				if st, _, err := lstatAt(treeDir, name); err == nil {
+				if st, _, err := lstat(dst); err == nil {
 					tr.ctime = st.ctime
 				}
 				c.touched++
@@ -230,7 +211,7 @@ func (m *materializer) record(idx int, e entry, c *dirCounts) {
 // result is the new manifest: the old entries still in the tree, updated,
 // plus the new ones, sorted.
 func (m *materializer) result() *Manifest {
-	out := &Manifest{dirs: m.dirsFound()}
+	out := &Manifest{}
 	kept := 0
 	for i := range m.old.entries {
 		if m.seen[i] {

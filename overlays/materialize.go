@@ -27,12 +27,9 @@ import (
 // include changed (see hipSourceExts). Changed lists the paths written,
 // restored, removed, touched or so marked, sorted. HandEdited lists the tree
 // files put back because they were edited in the tree (their source did not
-// change since the last run), sorted. listed counts the directory listings
-// read from the directories; the others were kept in the manifest (see
-// dirRecord).
+// change since the last run), sorted.
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched, Dependents int
-	listed                                                     int
 	Changed                                                    []string
 	HandEdited                                                 []string
 	// TouchedFiles are the Touched files, sorted: a build says that
@@ -63,9 +60,7 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // back; anything in the tree that neither side has is removed. The manifest
 // at manifestPath (hashes and stat data of every file) lets the next run
 // trust files whose stat data did not change; it is replaced atomically after
-// the tree and is not rewritten when nothing changed; it also keeps the
-// listing of every directory, read again only once the directory changed
-// (see dirRecord). Killing Materialize at
+// the tree and is not rewritten when nothing changed. Killing Materialize at
 // any moment leaves every file of the tree either old or new, and the next
 // run converges.
 //
@@ -80,8 +75,8 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 // Held is what a caller that holds the backend's lock adds to Materialize.
 type Held struct {
 	// LockFile is the lock's file, written when the lock was taken and
-	// not since: the clock by which the listing of a directory may be kept
-	// for the next run (see dirRecord); "" takes the old manifest's.
+	// not since: the clock by which the manifest may keep the ctime of a
+	// file this run read (see keptCTime); "" takes the old manifest's.
 	LockFile string
 }
 
@@ -93,7 +88,6 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	}
 	m.old = readManifest(manifestPath)
 	m.clock = lockClock(h.LockFile, m.old)
-	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
@@ -133,22 +127,19 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
-	clock racyClock // the racy rule's, for kept listings and files read (see racyClock.older)
+	clock racyClock // the racy rule's, for the files read (see keptCTime)
 
-	q        dirQueue
-	mu       sync.Mutex // guards stats, extra, dirs and err
-	stats    Stats
-	extra    [][]entry   // tree files the old manifest did not list, per directory (no big regrowing slice)
-	dirs     []dirRecord // the listings the new manifest keeps
-	err      error
-	dirty    atomic.Bool // the manifest must be rewritten
-	bufs     sync.Pool
-	listings sync.Pool // of *listings
+	q     dirQueue
+	mu    sync.Mutex // guards stats, extra and err
+	stats Stats
+	extra [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
+	err   error
+	dirty atomic.Bool // the manifest must be rewritten
+	bufs  sync.Pool
 }
 
 func newMaterializer(pristine, overlay, tree string, records []string) (*materializer, error) {
 	m := &materializer{records: map[string]map[string]bool{}}
-	m.listings.New = func() any { return new(listings) }
 	var err error
 	if m.pristine, err = sourceDir("pristine source", pristine, "run the pristine step first, or fix source.dir in mlxbuild.yaml"); err != nil {
 		return nil, err
@@ -256,69 +247,34 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
-// listings are one directory's three listings, reused by the next
-// directory a worker takes (the entries are copied out of them, never
-// kept).
-type listings struct {
-	side [sides][]dirEnt // pristine's, the overlay's and the tree's
-}
-
-// dirFDs are the open directories of one rel in the three trees (-1: none).
-type dirFDs struct{ pristine, overlay, tree int }
-
-// sideNames name the sides in errors.
-var sideNames = [sides]string{"pristine", "overlay", "tree"}
-
 // dir brings one directory of the tree in line with the same directory of
 // pristine and overlay, and schedules its subdirectories. The three listings
 // are merged by name (each is sorted).
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
-	l := m.listings.Get().(*listings)
-	var fd [sides]int
-	for s := range sides {
-		l.side[s], fd[s] = l.side[s][:0], -1 // a directory not listed on a side is empty there
-	}
-	defer func() {
-		for s := range sides {
-			closeDir(fd[s])
-		}
-		m.listings.Put(l)
-	}()
-	listed := [sides]bool{j.inPristine, j.inOverlay, true}
-	roots := [sides]string{m.pristine, m.overlay, m.tree}
-	c := dirCounts{old: j.old, records: m.records[rel]}
-	rec := m.old.dirRecord(rel)
-	if rec != nil && !rec.decode(&l.side, listed) {
-		rec = nil // not one this package wrote: listed, and replaced
-		m.dirty.Store(true)
-	}
-	var (
-		present, fromRec [sides]bool
-		ids              [sides]dirID
-		err              error
-	)
-	for s := range sides {
-		if !listed[s] {
-			continue
-		}
-		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
+	var ps, os_, ts []dirEnt
+	var err error
+	if j.inPristine {
+		if ps, err = listDir("pristine", join(m.pristine, rel)); err != nil {
 			return err
 		}
-		present[s] = fd[s] >= 0
-		if present[s] && !fromRec[s] {
-			c.listed++
+	}
+	if j.inOverlay {
+		if os_, err = listDir("overlay", join(m.overlay, rel)); err != nil {
+			return err
 		}
 	}
-	fds := dirFDs{fd[sidePristine], fd[sideOverlay], fd[sideTree]}
-	ps, os_, ts := l.side[sidePristine], l.side[sideOverlay], l.side[sideTree]
+	if ts, err = listDir("tree", join(m.tree, rel)); err != nil {
+		return err
+	}
+	c := dirCounts{old: j.old, records: m.records[rel]}
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
 		var p, o, t *dirEnt
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
-		if err := m.entry(rel, name, p, o, t, fds, &c); err != nil {
+		if err := m.entry(rel, name, p, o, t, &c); err != nil {
 			return err
 		}
 	}
@@ -328,7 +284,6 @@ func (m *materializer) dir(j dirJob) error {
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
-	m.stats.listed += c.listed
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	m.stats.TouchedFiles = append(m.stats.TouchedFiles, c.touchedFiles...)
@@ -339,14 +294,12 @@ func (m *materializer) dir(j dirJob) error {
 	if c.written+c.restored+c.removed+c.touched+len(c.extra) > 0 {
 		m.dirty.Store(true)
 	}
-	m.keepListings(rel, rec, &present, &fromRec, &ids, &l.side)
 	return nil
 }
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
-	listed                                         int
 	changed                                        []string
 	handEdited                                     []string
 	touchedFiles                                   []string
@@ -376,7 +329,7 @@ func take(l []dirEnt, name string) (*dirEnt, []dirEnt) {
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
 // nothing. It builds no path for a file that turns out unchanged.
-func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c *dirCounts) error {
+func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, c *dirCounts) error {
 	if dirRel == "" && name == ".git" {
 		p, o = nil, nil // the checkout's (or the overlay's) repository is not source
 	}
@@ -396,7 +349,8 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 		case fs.ModeSymlink:
 			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, joinRel(dirRel, name)))
 		case fs.ModeIrregular:
-			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", join(m.overlay, joinRel(dirRel, name)), irregularType(fds.overlay, name))
+			path := join(m.overlay, joinRel(dirRel, name))
+			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", path, irregularType(path))
 		}
 	}
 	if p != nil {
@@ -407,7 +361,8 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 		}
 	}
 	if p != nil && p.typ == fs.ModeIrregular {
-		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", join(m.pristine, joinRel(dirRel, name)), irregularType(fds.pristine, name))
+		path := join(m.pristine, joinRel(dirRel, name))
+		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", path, irregularType(path))
 	}
 	switch {
 	case o != nil && o.isDir():
@@ -421,11 +376,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(dirRel, name, FromOverlay, m.overlay, fds.overlay, t, fds.tree, c)
+		return m.file(dirRel, name, FromOverlay, m.overlay, t, c)
 	case p != nil && p.isDir():
 		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(dirRel, name, fromPristine, m.pristine, fds.pristine, t, fds.tree, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, t, c)
 	case t != nil:
 		return m.remove(joinRel(dirRel, name), t, c)
 	}

@@ -25,10 +25,11 @@ func TestListDirTypes(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(d, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := listDir("test", d)
+	dir, got, err := listDir("test", d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer dir.Close()
 	want := []dirEnt{{"file", 0}, {"link", fs.ModeSymlink}, {"pipe", fs.ModeIrregular}, {"sub", fs.ModeDir}}
 	if len(got) != len(want) {
 		t.Fatalf("listDir gave %v, want %v", got, want)
@@ -41,22 +42,29 @@ func TestListDirTypes(t *testing.T) {
 	if got := irregularType(filepath.Join(d, "pipe")); got != fs.ModeNamedPipe.String() {
 		t.Errorf("irregularType(pipe) = %q", got)
 	}
+	// The open directory is the listed one: lstat relative to it works.
+	if _, typ, err := lstat(dir, "sub"); err != nil || typ != fs.ModeDir {
+		t.Errorf("lstat(dir, sub) = %v, %v", typ, err)
+	}
+	if _, typ, err := lstat(dir, "pipe"); err != nil || typ != fs.ModeIrregular {
+		t.Errorf("lstat(dir, pipe) = %v, %v", typ, err)
+	}
 }
 
 func TestListDirMissingAndNotADirectory(t *testing.T) {
 	d := t.TempDir()
-	if es, err := listDir("test", filepath.Join(d, "nope")); es != nil || err != nil {
-		t.Errorf("missing directory: %v, %v; want nil, nil", es, err)
+	if dir, es, err := listDir("test", filepath.Join(d, "nope")); dir != nil || es != nil || err != nil {
+		t.Errorf("missing directory: %v, %v, %v; want nil, nil, nil", dir, es, err)
 	}
 	f := filepath.Join(d, "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := listDir("tree", f); err == nil || err.Error() != "overlays: reading tree directory "+f+": not a directory; check its permissions" {
+	if _, _, err := listDir("tree", f); err == nil || err.Error() != "overlays: reading tree directory "+f+": not a directory; check its permissions" {
 		t.Errorf("a file as a directory: %v; want one error naming %s once", err, f)
 	}
 	// A NUL would cut the path short for the kernel: refused, not opened as d.
-	if _, err := listDir("tree", d+"/sub\x00dir"); err == nil || !strings.Contains(err.Error(), "reading tree directory") {
+	if _, _, err := listDir("tree", d+"/sub\x00dir"); err == nil || !strings.Contains(err.Error(), "reading tree directory") {
 		t.Errorf("a path with a NUL: %v; want an error", err)
 	}
 }
@@ -71,13 +79,18 @@ func TestLstatDoesNotFollowLinks(t *testing.T) {
 	if err := os.Symlink("file", filepath.Join(d, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if s, typ, err := lstat(filepath.Join(d, "link")); err != nil || typ != fs.ModeSymlink || s.kind != kindLink || s.size != 4 {
+	dir, err := os.Open(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if s, typ, err := lstat(dir, "link"); err != nil || typ != fs.ModeSymlink || s.kind != kindLink || s.size != 4 {
 		t.Errorf("lstat(link) = %+v, %v, %v; want the link itself", s, typ, err)
 	}
-	if s, typ, err := lstat(filepath.Join(d, "file")); err != nil || typ != 0 || s.kind != kindExec || s.size != 1 {
+	if s, typ, err := lstat(dir, "file"); err != nil || typ != 0 || s.kind != kindExec || s.size != 1 {
 		t.Errorf("lstat(file) = %+v, %v, %v", s, typ, err)
 	}
-	if _, _, err := lstat(filepath.Join(d, "nope")); err != syscall.ENOENT {
+	if _, _, err := lstat(dir, "nope"); err != syscall.ENOENT {
 		t.Errorf("lstat(missing) error %v, want the bare ENOENT", err)
 	}
 }

@@ -252,19 +252,23 @@ func join(root, rel string) string {
 // are merged by name (each is sorted).
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
-	var ps, os_, ts []dirEnt
-	var err error
+	var (
+		ps, os_, ts []dirEnt
+		d           openDirs
+		err         error
+	)
+	defer d.close()
 	if j.inPristine {
-		if ps, err = listDir("pristine", join(m.pristine, rel)); err != nil {
+		if d.pristine, ps, err = listDir("pristine", join(m.pristine, rel)); err != nil {
 			return err
 		}
 	}
 	if j.inOverlay {
-		if os_, err = listDir("overlay", join(m.overlay, rel)); err != nil {
+		if d.overlay, os_, err = listDir("overlay", join(m.overlay, rel)); err != nil {
 			return err
 		}
 	}
-	if ts, err = listDir("tree", join(m.tree, rel)); err != nil {
+	if d.tree, ts, err = listDir("tree", join(m.tree, rel)); err != nil {
 		return err
 	}
 	c := dirCounts{old: j.old, records: m.records[rel]}
@@ -274,7 +278,7 @@ func (m *materializer) dir(j dirJob) error {
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
-		if err := m.entry(rel, name, p, o, t, &c); err != nil {
+		if err := m.entry(rel, name, p, o, t, d, &c); err != nil {
 			return err
 		}
 	}
@@ -295,6 +299,18 @@ func (m *materializer) dir(j dirJob) error {
 		m.dirty.Store(true)
 	}
 	return nil
+}
+
+// openDirs are the open directories of one rel in the three trees (nil:
+// none there).
+type openDirs struct{ pristine, overlay, tree *os.File }
+
+func (d *openDirs) close() {
+	for _, f := range []*os.File{d.pristine, d.overlay, d.tree} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
@@ -329,7 +345,7 @@ func take(l []dirEnt, name string) (*dirEnt, []dirEnt) {
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
 // nothing. It builds no path for a file that turns out unchanged.
-func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, c *dirCounts) error {
+func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, d openDirs, c *dirCounts) error {
 	if dirRel == "" && name == ".git" {
 		p, o = nil, nil // the checkout's (or the overlay's) repository is not source
 	}
@@ -376,11 +392,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, c *dirCounts)
 			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(dirRel, name, FromOverlay, m.overlay, t, c)
+		return m.file(dirRel, name, FromOverlay, m.overlay, d.overlay, t, d.tree, c)
 	case p != nil && p.isDir():
 		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(dirRel, name, fromPristine, m.pristine, t, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, d.pristine, t, d.tree, c)
 	case t != nil:
 		return m.remove(joinRel(dirRel, name), t, c)
 	}

@@ -74,7 +74,7 @@ func ino(fi os.FileInfo) uint64 { return statData(fi).ino }
 // clock tick would move none of their times); that run, under a later
 // lock, records them as they are, and the one after trusts them.
 func TestFileChangedAfterTheLockIsReadAgain(t *testing.T) {
-	f := settled(t)
+	f := keptListings(t)
 	lock := filepath.Join(filepath.Dir(f.manifest), "lock")
 	takeLock(t, lock)
 	f.add(t, f.pristine, f.p, "mlx/array.cpp", "// pristine array, edited after the lock\n")
@@ -111,7 +111,7 @@ func TestFileChangedAfterTheLockIsReadAgain(t *testing.T) {
 // the last run kept no ctime for it (touched after the lock, its content
 // the same).
 func TestHandEditIsNamedAfterASourceReadAgain(t *testing.T) {
-	f := settled(t)
+	f := keptListings(t)
 	lock := filepath.Join(filepath.Dir(f.manifest), "lock")
 	takeLock(t, lock)
 	src := filepath.Join(f.overlay, "mlx/backend/rocm/qmm.hip")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,30 +21,60 @@ type dirEnt struct {
 
 func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 
-// listDir opens the directory dir and lists it sorted by name; what names
-// its side in an error. The caller stats the entries relative to the open
-// directory (lstat) and closes it. A missing directory is empty, and not
-// opened (nil).
-func listDir(what, dir string) (*os.File, []dirEnt, error) {
-	f, err := os.Open(dir)
+// listSide opens one side's directory root/rel (root alone when rel is "")
+// and lists it sorted by name into into[:0] (a slice the caller reuses).
+// When rec keeps this side's listing (see dirRecord), into holds it,
+// decoded, and it is the listing while the directory still has the
+// identity it had then; else the listing is read from the directory. id is
+// the identity the directory had before it was read. A missing directory
+// is empty, and not opened (nil). The caller closes the directory and
+// stats the entries relative to it (lstat).
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (dir *os.File, es []dirEnt, id dirID, fromRec bool, err error) {
+	dir, err = os.Open(join(root, rel))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, into[:0], dirID{}, false, nil
 	}
-	var es []fs.DirEntry
 	if err == nil {
-		if es, err = f.ReadDir(-1); err != nil {
-			f.Close()
+		if id, err = dirIdentity(dir); err == nil {
+			if rec != nil && rec.has[side] && rec.id[side] == id {
+				return dir, into, id, true, nil
+			}
+			es, err = readEntries(dir, into[:0])
+		}
+		if err != nil {
+			dir.Close()
 		}
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, dir, bareErr(err))
+		return nil, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), bareErr(err))
 	}
-	out := make([]dirEnt, len(es))
-	for i, e := range es {
-		out[i] = dirEnt{name: e.Name(), typ: entType(e.Type())}
+	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
+	return dir, es, id, false, nil
+}
+
+// readEntries appends the entries of the open directory dir to out, unsorted.
+func readEntries(dir *os.File, out []dirEnt) ([]dirEnt, error) {
+	es, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(out, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
-	return f, out, nil
+	for _, e := range es {
+		out = append(out, dirEnt{name: e.Name(), typ: entType(e.Type())})
+	}
+	return out, nil
+}
+
+// dirIdentity is the identity of the open directory dir.
+func dirIdentity(dir *os.File) (dirID, error) {
+	fi, err := dir.Stat()
+	if err != nil {
+		return dirID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirID{}, errors.New("no stat data")
+	}
+	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(st)}, nil
 }
 
 // entType maps a file's type to the ones the walk tells apart: fs.ModeDir,
@@ -61,7 +92,7 @@ func entType(t fs.FileMode) fs.FileMode {
 // directory dir, not following a link. It is fstatat relative to the
 // directory, with nothing allocated: os.Lstat of the whole path made a
 // no-op of the real-shape tree 6-10 ms slower (docs/benchmarks.md, "Item
-// 3"). Its error is the bare errno: the caller names the path.
+// 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the caller names the path.
 func lstat(dir *os.File, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
 	err := error(unix.EINTR)

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestListDirTypes: listDir gives every kind of entry, sorted by name, with
+// TestListDirTypes: listSide gives every kind of entry, sorted by name, with
 // the types the walk tells apart; irregularType names what a pipe is.
 func TestListDirTypes(t *testing.T) {
 	d := t.TempDir()
@@ -25,14 +25,14 @@ func TestListDirTypes(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(d, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir, got, err := listDir("test", d)
+	dir, got, err := listSideOf("test", d, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dir.Close()
 	want := []dirEnt{{"file", 0}, {"link", fs.ModeSymlink}, {"pipe", fs.ModeIrregular}, {"sub", fs.ModeDir}}
 	if len(got) != len(want) {
-		t.Fatalf("listDir gave %v, want %v", got, want)
+		t.Fatalf("listSide gave %v, want %v", got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
@@ -53,18 +53,18 @@ func TestListDirTypes(t *testing.T) {
 
 func TestListDirMissingAndNotADirectory(t *testing.T) {
 	d := t.TempDir()
-	if dir, es, err := listDir("test", filepath.Join(d, "nope")); dir != nil || es != nil || err != nil {
+	if dir, es, err := listSideOf("test", d, "nope"); dir != nil || es != nil || err != nil {
 		t.Errorf("missing directory: %v, %v, %v; want nil, nil, nil", dir, es, err)
 	}
 	f := filepath.Join(d, "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := listDir("tree", f); err == nil || err.Error() != "overlays: reading tree directory "+f+": not a directory; check its permissions" {
+	if _, _, err := listSideOf("tree", f, ""); err == nil || err.Error() != "overlays: reading tree directory "+f+": not a directory; check its permissions" {
 		t.Errorf("a file as a directory: %v; want one error naming %s once", err, f)
 	}
 	// A NUL would cut the path short for the kernel: refused, not opened as d.
-	if _, _, err := listDir("tree", d+"/sub\x00dir"); err == nil || !strings.Contains(err.Error(), "reading tree directory") {
+	if _, _, err := listSideOf("tree", d, "sub\x00dir"); err == nil || !strings.Contains(err.Error(), "reading tree directory") {
 		t.Errorf("a path with a NUL: %v; want an error", err)
 	}
 }
@@ -93,4 +93,10 @@ func TestLstatDoesNotFollowLinks(t *testing.T) {
 	if _, _, err := lstat(dir, "nope"); err != syscall.ENOENT {
 		t.Errorf("lstat(missing) error %v, want the bare ENOENT", err)
 	}
+}
+
+// listSideOf lists root/rel from the directory itself, with no record.
+func listSideOf(what, root, rel string) (*os.File, []dirEnt, error) {
+	dir, es, _, _, err := listSide(what, root, rel, sideTree, nil, nil)
+	return dir, es, err
 }

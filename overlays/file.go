@@ -211,7 +211,7 @@ func (m *materializer) record(idx int, e entry, c *dirCounts) {
 // result is the new manifest: the old entries still in the tree, updated,
 // plus the new ones, sorted.
 func (m *materializer) result() *Manifest {
-	out := &Manifest{}
+	out := &Manifest{dirs: m.dirsFound()}
 	kept := 0
 	for i := range m.old.entries {
 		if m.seen[i] {

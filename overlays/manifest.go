@@ -69,6 +69,7 @@ func (e *entry) hashHex() string { return hex.EncodeToString(e.hash[:]) }
 // Manifest lists every file of a tree, sorted by path (see comparePaths).
 type Manifest struct {
 	entries []entry
+	dirs    []dirRecord // kept listings (see dirRecord), sorted by rel (comparePaths)
 	// mtime is the manifest file's own mtime when it was read: entries not
 	// older than it are "racy" (a change in the same clock tick would not show
 	// in their mtime), so the next run re-hashes them, as git does.
@@ -145,17 +146,16 @@ func comparePaths(a, b string) int {
 // at the file says what it is; a file with another first line is ignored
 // (the next run re-hashes everything and rewrites it). Then comes the
 // number of entries (u64), then each entry: its path's length (u16) and
-// bytes, then entryFixed bytes of fixed fields, all little-endian. A binary
-// form, because reading the text form (v3) was a tenth of a no-op's CPU at
-// 10k files, mostly spent turning decimals back into numbers.
-const manifestHeader = "# mlxbuild tree manifest v4 (binary): count, then per entry pathlen path kind origin size mtime ino ctime srcsize srcmtime srcino srcctime hash\n"
+// bytes, then entryFixed bytes of fixed fields, then the kept listings (see
+// encodeDirs), all little-endian. A binary form, because reading the text
+// form (v3) was a tenth of a no-op's CPU at 10k files, mostly spent turning
+// decimals back into numbers.
+const manifestHeader = "# mlxbuild tree manifest v5 (binary): count, then per entry pathlen path kind origin size mtime ino ctime srcsize srcmtime srcino srcctime hash; then the kept listings\n"
 
-// manifestHeaderV5 is the form that also kept each directory's listing
-// after the entries (mlxbuild until issue 42 dropped those listings): its
-// entries are read and the rest of the file is not, so that an upgrade
-// does not re-hash every file of the tree; the next run that changes
-// anything writes v4, which the older mlxbuild reads too.
-const manifestHeaderV5 = "# mlxbuild tree manifest v5 (binary): count, then per entry pathlen path kind origin size mtime ino ctime srcsize srcmtime srcino srcctime hash; then the kept listings\n"
+// manifestHeaderV4 is the form before kept listings: its entries are read
+// (the next run that changes anything writes v5), so that an upgrade does
+// not re-hash every file of the tree.
+const manifestHeaderV4 = "# mlxbuild tree manifest v4 (binary): count, then per entry pathlen path kind origin size mtime ino ctime srcsize srcmtime srcino srcctime hash\n"
 
 // entryFixed is the size of an entry's fields after its path: kind and
 // origin, eight 64-bit numbers, the hash.
@@ -182,22 +182,16 @@ func readManifest(path string) *Manifest {
 	}
 	m.mtime, m.clock = fi.ModTime().UnixNano(), clockOf(fi)
 	r := bufio.NewReaderSize(f, 64<<10)
-	header := ""
-	for _, h := range [...]string{manifestHeader, manifestHeaderV5} {
-		if head, err := r.Peek(len(h)); err == nil && string(head) == h {
-			header = h
+	v5 := true
+	head, err := r.Peek(len(manifestHeader) + 8)
+	if err != nil || string(head[:len(manifestHeader)]) != manifestHeader {
+		if head, err = r.Peek(len(manifestHeaderV4) + 8); err != nil || string(head[:len(manifestHeaderV4)]) != manifestHeaderV4 {
+			return &Manifest{}
 		}
+		v5 = false
 	}
-	if header == "" {
-		return &Manifest{}
-	}
-	r.Discard(len(header))
-	count, err := r.Peek(8)
-	if err != nil {
-		return &Manifest{}
-	}
-	n := binary.LittleEndian.Uint64(count)
-	r.Discard(8)
+	n := binary.LittleEndian.Uint64(head[len(head)-8:])
+	r.Discard(len(head))
 	if n > uint64(fi.Size())/(2+entryFixed) {
 		return &Manifest{}
 	}
@@ -210,10 +204,22 @@ func readManifest(path string) *Manifest {
 			return &Manifest{}
 		}
 	}
-	if _, err := r.Peek(1); header == manifestHeader && err != io.EOF {
+	if v5 && !readDirs(r, unread(f, r, fi.Size()), m) {
+		return &Manifest{}
+	}
+	if _, err := r.Peek(1); err != io.EOF {
 		return &Manifest{}
 	}
 	return m
+}
+
+// unread is how much of f, of size bytes, r has not returned yet.
+func unread(f *os.File, r *bufio.Reader, size int64) int64 {
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1
+	}
+	return size - pos + int64(r.Buffered())
 }
 
 // readEntry reads one entry into e (a zero entry); false for a truncated
@@ -280,6 +286,7 @@ func (m *Manifest) encode(w io.Writer) error {
 		b = b[:0]
 	}
 	bw.Write(b)
+	encodeDirs(bw, m.dirs)
 	return bw.Flush()
 }
 

@@ -27,9 +27,12 @@ import (
 // include changed (see hipSourceExts). Changed lists the paths written,
 // restored, removed, touched or so marked, sorted. HandEdited lists the tree
 // files put back because they were edited in the tree (their source did not
-// change since the last run), sorted.
+// change since the last run), sorted. listed counts the directory listings
+// read from the directories; the others were kept in the manifest (see
+// dirRecord).
 type Stats struct {
 	Written, Restored, Removed, Unchanged, Touched, Dependents int
+	listed                                                     int
 	Changed                                                    []string
 	HandEdited                                                 []string
 	// TouchedFiles are the Touched files, sorted: a build says that
@@ -60,7 +63,9 @@ const tmpPrefix = ".mlxbuild-tmp-"
 // back; anything in the tree that neither side has is removed. The manifest
 // at manifestPath (hashes and stat data of every file) lets the next run
 // trust files whose stat data did not change; it is replaced atomically after
-// the tree and is not rewritten when nothing changed. Killing Materialize at
+// the tree and is not rewritten when nothing changed; it also keeps the
+// listing of every directory, read again only once the directory changed
+// (see dirRecord). Killing Materialize at
 // any moment leaves every file of the tree either old or new, and the next
 // run converges.
 //
@@ -75,8 +80,8 @@ func Materialize(pristine, overlay, tree, manifestPath string, records []string)
 // Held is what a caller that holds the backend's lock adds to Materialize.
 type Held struct {
 	// LockFile is the lock's file, written when the lock was taken and
-	// not since: the clock by which the manifest may keep the ctime of a
-	// file this run read (see keptCTime); "" takes the old manifest's.
+	// not since: the clock by which the listing of a directory may be kept
+	// for the next run (see dirRecord); "" takes the old manifest's.
 	LockFile string
 }
 
@@ -88,6 +93,7 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	}
 	m.old = readManifest(manifestPath)
 	m.clock = lockClock(h.LockFile, m.old)
+	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
@@ -127,19 +133,22 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
-	clock racyClock // the racy rule's, for the files read (see keptCTime)
+	clock racyClock // the racy rule's, for kept listings and files read (see racyClock.older)
 
-	q     dirQueue
-	mu    sync.Mutex // guards stats, extra and err
-	stats Stats
-	extra [][]entry // tree files the old manifest did not list, per directory (no big regrowing slice)
-	err   error
-	dirty atomic.Bool // the manifest must be rewritten
-	bufs  sync.Pool
+	q        dirQueue
+	mu       sync.Mutex // guards stats, extra, dirs and err
+	stats    Stats
+	extra    [][]entry   // tree files the old manifest did not list, per directory (no big regrowing slice)
+	dirs     []dirRecord // the listings the new manifest keeps
+	err      error
+	dirty    atomic.Bool // the manifest must be rewritten
+	bufs     sync.Pool
+	listings sync.Pool // of *listings
 }
 
 func newMaterializer(pristine, overlay, tree string, records []string) (*materializer, error) {
 	m := &materializer{records: map[string]map[string]bool{}}
+	m.listings.New = func() any { return new(listings) }
 	var err error
 	if m.pristine, err = sourceDir("pristine source", pristine, "run the pristine step first, or fix source.dir in mlxbuild.yaml"); err != nil {
 		return nil, err
@@ -247,38 +256,72 @@ func join(root, rel string) string {
 	return root + "/" + rel
 }
 
+// listings are one directory's three listings, reused by the next
+// directory a worker takes (the entries are copied out of them, never
+// kept).
+type listings struct {
+	side [sides][]dirEnt // pristine's, the overlay's and the tree's
+}
+
+// openDirs are the open directories of one rel in the three trees (nil:
+// none there).
+type openDirs struct{ pristine, overlay, tree *os.File }
+
+// sideNames name the sides in errors.
+var sideNames = [sides]string{"pristine", "overlay", "tree"}
+
 // dir brings one directory of the tree in line with the same directory of
 // pristine and overlay, and schedules its subdirectories. The three listings
 // are merged by name (each is sorted).
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
-	var (
-		ps, os_, ts []dirEnt
-		d           openDirs
-		err         error
-	)
-	defer d.close()
-	if j.inPristine {
-		if d.pristine, ps, err = listDir("pristine", join(m.pristine, rel)); err != nil {
-			return err
+	l := m.listings.Get().(*listings)
+	var open [sides]*os.File // nil: none there
+	for s := range sides {
+		l.side[s] = l.side[s][:0] // a directory not listed on a side is empty there
+	}
+	defer func() {
+		for _, f := range open {
+			if f != nil {
+				f.Close()
+			}
 		}
-	}
-	if j.inOverlay {
-		if d.overlay, os_, err = listDir("overlay", join(m.overlay, rel)); err != nil {
-			return err
-		}
-	}
-	if d.tree, ts, err = listDir("tree", join(m.tree, rel)); err != nil {
-		return err
-	}
+		m.listings.Put(l)
+	}()
+	listed := [sides]bool{j.inPristine, j.inOverlay, true}
+	roots := [sides]string{m.pristine, m.overlay, m.tree}
 	c := dirCounts{old: j.old, records: m.records[rel]}
+	rec := m.old.dirRecord(rel)
+	if rec != nil && !rec.decode(&l.side, listed) {
+		rec = nil // not one this package wrote: listed, and replaced
+		m.dirty.Store(true)
+	}
+	var (
+		present, fromRec [sides]bool
+		ids              [sides]dirID
+		err              error
+	)
+	for s := range sides {
+		if !listed[s] {
+			continue
+		}
+		if open[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
+			return err
+		}
+		present[s] = open[s] != nil
+		if present[s] && !fromRec[s] {
+			c.listed++
+		}
+	}
+	dirs := openDirs{open[sidePristine], open[sideOverlay], open[sideTree]}
+	ps, os_, ts := l.side[sidePristine], l.side[sideOverlay], l.side[sideTree]
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
 		var p, o, t *dirEnt
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
-		if err := m.entry(rel, name, p, o, t, d, &c); err != nil {
+		if err := m.entry(rel, name, p, o, t, dirs, &c); err != nil {
 			return err
 		}
 	}
@@ -288,6 +331,7 @@ func (m *materializer) dir(j dirJob) error {
 	m.stats.Removed += c.removed
 	m.stats.Unchanged += c.unchanged
 	m.stats.Touched += c.touched
+	m.stats.listed += c.listed
 	m.stats.Changed = append(m.stats.Changed, c.changed...)
 	m.stats.HandEdited = append(m.stats.HandEdited, c.handEdited...)
 	m.stats.TouchedFiles = append(m.stats.TouchedFiles, c.touchedFiles...)
@@ -298,24 +342,14 @@ func (m *materializer) dir(j dirJob) error {
 	if c.written+c.restored+c.removed+c.touched+len(c.extra) > 0 {
 		m.dirty.Store(true)
 	}
+	m.keepListings(rel, rec, &present, &fromRec, &ids, &l.side)
 	return nil
-}
-
-// openDirs are the open directories of one rel in the three trees (nil:
-// none there).
-type openDirs struct{ pristine, overlay, tree *os.File }
-
-func (d *openDirs) close() {
-	for _, f := range []*os.File{d.pristine, d.overlay, d.tree} {
-		if f != nil {
-			f.Close()
-		}
-	}
 }
 
 // dirCounts is one directory's share of Stats, merged under the lock once.
 type dirCounts struct {
 	written, restored, removed, unchanged, touched int
+	listed                                         int
 	changed                                        []string
 	handEdited                                     []string
 	touchedFiles                                   []string
@@ -345,7 +379,7 @@ func take(l []dirEnt, name string) (*dirEnt, []dirEnt) {
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
 // nothing. It builds no path for a file that turns out unchanged.
-func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, d openDirs, c *dirCounts) error {
+func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, dirs openDirs, c *dirCounts) error {
 	if dirRel == "" && name == ".git" {
 		p, o = nil, nil // the checkout's (or the overlay's) repository is not source
 	}
@@ -392,11 +426,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, d openDirs, c
 			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(dirRel, name, FromOverlay, m.overlay, d.overlay, t, d.tree, c)
+		return m.file(dirRel, name, FromOverlay, m.overlay, dirs.overlay, t, dirs.tree, c)
 	case p != nil && p.isDir():
 		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(dirRel, name, fromPristine, m.pristine, d.pristine, t, d.tree, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, dirs.pristine, t, dirs.tree, c)
 	case t != nil:
 		return m.remove(joinRel(dirRel, name), t, c)
 	}

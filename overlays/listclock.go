@@ -8,17 +8,17 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/memo"
 )
 
-// racyClock is the racy rule's clock (memo.Clock) for the files a run read
-// (keptCTime); lock says it is the lock file's, written as this run took
-// the lock.
+// racyClock is the racy rule's clock (memo.Clock), for kept listings (see
+// dirRecord) and for files a run read (keptCTime); lock says it is the lock
+// file's, written as this run took the lock.
 type racyClock struct {
 	memo.Clock
 	lock bool
 }
 
 // clockOf is the clock of a file's stat: any file's ctime read before the
-// walk began will do, the most recent the best (the more files are older
-// than it).
+// walk began will do, the most recent the best (the more directories are
+// older than it).
 func clockOf(fi fs.FileInfo) racyClock {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

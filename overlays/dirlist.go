@@ -52,14 +52,15 @@ func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (
 	return dir, es, id, false, nil
 }
 
-// openDir opens the directory path for reading. O_NONBLOCK (which a
-// directory ignores) spares what os.Open does to a file it opens blocking:
-// set it non-blocking, fail to add it to the poller (a directory cannot be
-// polled), and set it blocking again, four fcntl calls that cost a no-op of
-// the real-shape tree about 3 ms of CPU (docs/benchmarks.md, "Item 3: the
-// sub-0.3 ms code deleted").
+// openDir opens the directory path for reading, and fails on anything
+// else (O_DIRECTORY: a named pipe there is refused, not waited on).
+// O_NONBLOCK, which a directory ignores, spares what os.Open does to a
+// file it opens blocking: set it non-blocking, fail to add it to the poller
+// (a directory cannot be polled) and set it blocking again, four fcntl
+// calls a directory (docs/benchmarks.md, "Item 3: the sub-0.3 ms code
+// deleted").
 func openDir(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 }
 
 // readEntries appends the entries of the open directory dir to out, unsorted.
@@ -100,9 +101,10 @@ func entType(t fs.FileMode) fs.FileMode {
 
 // lstat is the stat data and type (see entType) of name in the open
 // directory dir, not following a link. It is fstatat relative to the
-// directory, with nothing allocated: os.Lstat of the whole path made a
-// no-op of the real-shape tree 6-10 ms slower (docs/benchmarks.md, "Item
-// 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the caller names the path.
+// directory, which allocates nothing and spares the kernel a walk of the
+// whole path; os.Lstat does both for every file (docs/benchmarks.md, "Item
+// 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the
+// caller names the path.
 func lstat(dir *os.File, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
 	err := error(unix.EINTR)

@@ -63,6 +63,15 @@ func TestListDirMissingAndNotADirectory(t *testing.T) {
 	if _, _, err := listSideOf("tree", f, ""); err == nil || err.Error() != "overlays: reading tree directory "+f+": not a directory; check its permissions" {
 		t.Errorf("a file as a directory: %v; want one error naming %s once", err, f)
 	}
+	// A named pipe where a directory was is refused, not waited on for a
+	// writer.
+	pipe := filepath.Join(d, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := listSideOf("tree", pipe, ""); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a pipe as a directory: %v; want an error", err)
+	}
 	// A NUL would cut the path short for the kernel: refused, not opened as d.
 	if _, _, err := listSideOf("tree", d, "sub\x00dir"); err == nil || !strings.Contains(err.Error(), "reading tree directory") {
 		t.Errorf("a path with a NUL: %v; want an error", err)

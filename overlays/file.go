@@ -45,8 +45,8 @@ func (m *materializer) racy(mtime int64) bool { return mtime >= m.old.mtime }
 // changed at or after the lock was taken. An edit of the same size in the
 // clock tick after this run's read would then move none of its times, and
 // racy's rule misses it when the manifest is written in a later tick. Its
-// ctime older than the lock file's, any later change moves it (git's racy
-// rule, see memo.Clock.Older). Without a lock file it is kept as it
+// ctime older than the lock file's, any later change moves it (the rule of
+// the kept listings, see memo.Clock.Older). Without a lock file it is kept as it
 // is: the old manifest's ctime, the clock then, is in the clock tick of the
 // last run's own writes, which would all be read again.
 func (m *materializer) keptCTime(s statOf) int64 {

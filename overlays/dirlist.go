@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // dirEnt is one name of a directory listing and its type as the listing
-// reports it: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, or
-// fs.ModeIrregular for anything else.
+// reports it (see entType).
 type dirEnt struct {
 	name string
 	typ  fs.FileMode
@@ -25,70 +26,126 @@ func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 // When rec keeps this side's listing (see dirRecord), into holds it,
 // decoded, and it is the listing while the directory still has the
 // identity it had then; else the listing is read from the directory. id is
-// the identity the directory had before it was read. A missing directory is empty, with fd
-// -1. The caller closes fd (closeDir) and stats the entries with fstatat
-// relative to it, which saves the kernel a walk of the whole path.
-func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (fd int, es []dirEnt, id dirID, fromRec bool, err error) {
-	fd, err = openDirAt(root, rel)
-	if errors.Is(err, unix.ENOENT) {
-		return -1, into[:0], dirID{}, false, nil
+// the identity the directory had before it was read. A missing directory
+// is empty, and not opened (nil). The caller closes the directory and
+// stats the entries relative to it (lstat).
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (dir *os.File, es []dirEnt, id dirID, fromRec bool, err error) {
+	dir, err = openDir(join(root, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, into[:0], dirID{}, false, nil
 	}
 	if err == nil {
-		if id, err = fstatDir(fd); err == nil {
+		if id, err = dirIdentity(dir); err == nil {
 			if rec != nil && rec.has[side] && rec.id[side] == id {
-				return fd, into, id, true, nil
+				return dir, into, id, true, nil
 			}
-			es, err = readDirFD(fd, into[:0])
+			es, err = readEntries(dir, into[:0])
 		}
 		if err != nil {
-			closeDir(fd)
+			dir.Close()
 		}
 	}
 	if err != nil {
-		return -1, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), err)
+		return nil, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), bareErr(err))
 	}
 	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
-	return fd, es, id, false, nil
+	return dir, es, id, false, nil
 }
 
-func closeDir(fd int) {
-	if fd >= 0 {
-		unix.Close(fd)
+// openDir opens the directory path for reading, and fails on anything
+// else (O_DIRECTORY: a named pipe there is refused, not waited on).
+// O_NONBLOCK, which a directory ignores, spares what os.Open does to a
+// file it opens blocking: set it non-blocking, fail to add it to the poller
+// (a directory cannot be polled) and set it blocking again, four fcntl
+// calls a directory (docs/benchmarks.md, "Item 3: the sub-0.3 ms code
+// deleted").
+func openDir(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+}
+
+// readEntries appends the entries of the open directory dir to out, unsorted.
+func readEntries(dir *os.File, out []dirEnt) ([]dirEnt, error) {
+	es, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, err
 	}
+	for _, e := range es {
+		out = append(out, dirEnt{name: e.Name(), typ: entType(e.Type())})
+	}
+	return out, nil
 }
 
-// modeType maps a stat mode to the types a dirEnt holds.
-func modeType(mode uint32) fs.FileMode {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
+// dirIdentity is the identity of the open directory dir.
+func dirIdentity(dir *os.File) (dirID, error) {
+	fi, err := dir.Stat()
+	if err != nil {
+		return dirID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirID{}, errors.New("no stat data")
+	}
+	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(st)}, nil
+}
+
+// entType maps a file's type to the ones the walk tells apart: fs.ModeDir,
+// fs.ModeSymlink, 0 for a regular file, or fs.ModeIrregular for anything
+// else.
+func entType(t fs.FileMode) fs.FileMode {
+	switch t &= fs.ModeType; t {
+	case 0, fs.ModeDir, fs.ModeSymlink:
+		return t
 	}
 	return fs.ModeIrregular
 }
 
-// irregularType names, for an error, what kind of file name in dirfd is:
-// "p---------" for a named pipe, as fs.FileMode prints it.
-func irregularType(dirfd int, name string) string {
+// lstat is the stat data and type (see entType) of name in the open
+// directory dir, not following a link. It is fstatat relative to the
+// directory, which allocates nothing and spares the kernel a walk of the
+// whole path; os.Lstat does both for every file (docs/benchmarks.md, "Item
+// 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the
+// caller names the path.
+func lstat(dir *os.File, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
+	err := error(unix.EINTR)
+	for err == unix.EINTR {
+		err = unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return statOf{}, 0, err
+	}
+	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev), kind: kindFile}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if st.Mode&0o111 != 0 {
+			s.kind = kindExec
+		}
+		return s, 0, nil
+	case unix.S_IFDIR:
+		return s, fs.ModeDir, nil
+	case unix.S_IFLNK:
+		s.kind = kindLink
+		return s, fs.ModeSymlink, nil
+	}
+	return s, fs.ModeIrregular, nil
+}
+
+// irregularType names, for an error, what kind of file path is:
+// "p---------" for a named pipe, as fs.FileMode prints it.
+func irregularType(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return "unknown type"
 	}
-	var t fs.FileMode
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFIFO:
-		t = fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		t = fs.ModeSocket
-	case unix.S_IFCHR:
-		t = fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		t = fs.ModeDevice
-	default:
-		t = modeType(uint32(st.Mode))
+	return fi.Mode().Type().String()
+}
+
+// bareErr is err without the operation and path of an *fs.PathError, for a
+// message that names the path itself.
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return t.String()
+	return err
 }

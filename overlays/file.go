@@ -13,7 +13,6 @@ import (
 
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
-	"golang.org/x/sys/unix"
 )
 
 // statOf is the part of a file's stat data the manifest keeps.
@@ -35,24 +34,6 @@ func statData(fi fs.FileInfo) statOf {
 		s.kind = kindExec
 	}
 	return s
-}
-
-// lstatAt stats name in the open directory dirfd without following a link.
-// Its error is the bare errno: the caller names the path.
-func lstatAt(dirfd int, name string) (statOf, fs.FileMode, error) {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
-		return statOf{}, 0, err
-	}
-	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev), kind: kindFile}
-	typ := modeType(uint32(st.Mode))
-	switch {
-	case typ == fs.ModeSymlink:
-		s.kind = kindLink
-	case typ == 0 && st.Mode&0o111 != 0:
-		s.kind = kindExec
-	}
-	return s, typ, nil
 }
 
 // racy reports whether a recorded mtime is too recent to trust: a change in
@@ -78,8 +59,8 @@ func (m *materializer) keptCTime(s statOf) int64 {
 // file makes the tree file dirRel/name equal to its source in srcRoot
 // (origin says which side), writing it only when its content or kind
 // differs. An unchanged file costs two fstatat calls and no allocation.
-func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir int, t *dirEnt, treeDir int, c *dirCounts) error {
-	s, styp, err := lstatAt(srcDir, name)
+func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir *os.File, t *dirEnt, treeDir *os.File, c *dirCounts) error {
+	s, styp, err := lstat(srcDir, name)
 	if err != nil {
 		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, join(srcRoot, joinRel(dirRel, name)), err)
 	}
@@ -97,8 +78,8 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 	}
 	var tr statOf
 	haveTree := false
-	if t != nil && !t.isDir() && treeDir >= 0 {
-		if st, typ, err := lstatAt(treeDir, name); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
+	if t != nil && !t.isDir() {
+		if st, typ, err := lstat(treeDir, name); err == nil && (typ == 0 || typ == fs.ModeSymlink) {
 			tr, haveTree = st, true
 		}
 	}
@@ -140,7 +121,7 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				mtime = s.mtime
 				// Chtimes moved the tree file's ctime: record the new one, or
 				// the next run would take the tree copy for a hand edit.
-				if st, _, err := lstatAt(treeDir, name); err == nil {
+				if st, _, err := lstat(treeDir, name); err == nil {
 					tr.ctime = st.ctime
 				}
 				c.touched++

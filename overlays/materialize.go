@@ -263,8 +263,9 @@ type listings struct {
 	side [sides][]dirEnt // pristine's, the overlay's and the tree's
 }
 
-// dirFDs are the open directories of one rel in the three trees (-1: none).
-type dirFDs struct{ pristine, overlay, tree int }
+// openDirs are the open directories of one rel in the three trees (nil:
+// none there).
+type openDirs struct{ pristine, overlay, tree *os.File }
 
 // sideNames name the sides in errors.
 var sideNames = [sides]string{"pristine", "overlay", "tree"}
@@ -275,13 +276,15 @@ var sideNames = [sides]string{"pristine", "overlay", "tree"}
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
 	l := m.listings.Get().(*listings)
-	var fd [sides]int
+	var open [sides]*os.File // nil: none there
 	for s := range sides {
-		l.side[s], fd[s] = l.side[s][:0], -1 // a directory not listed on a side is empty there
+		l.side[s] = l.side[s][:0] // a directory not listed on a side is empty there
 	}
 	defer func() {
-		for s := range sides {
-			closeDir(fd[s])
+		for _, f := range open {
+			if f != nil {
+				f.Close()
+			}
 		}
 		m.listings.Put(l)
 	}()
@@ -302,15 +305,15 @@ func (m *materializer) dir(j dirJob) error {
 		if !listed[s] {
 			continue
 		}
-		if fd[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
+		if open[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
 			return err
 		}
-		present[s] = fd[s] >= 0
+		present[s] = open[s] != nil
 		if present[s] && !fromRec[s] {
 			c.listed++
 		}
 	}
-	fds := dirFDs{fd[sidePristine], fd[sideOverlay], fd[sideTree]}
+	dirs := openDirs{open[sidePristine], open[sideOverlay], open[sideTree]}
 	ps, os_, ts := l.side[sidePristine], l.side[sideOverlay], l.side[sideTree]
 	for len(ps)+len(os_)+len(ts) > 0 {
 		name := minName(ps, os_, ts)
@@ -318,7 +321,7 @@ func (m *materializer) dir(j dirJob) error {
 		p, ps = take(ps, name)
 		o, os_ = take(os_, name)
 		t, ts = take(ts, name)
-		if err := m.entry(rel, name, p, o, t, fds, &c); err != nil {
+		if err := m.entry(rel, name, p, o, t, dirs, &c); err != nil {
 			return err
 		}
 	}
@@ -376,7 +379,7 @@ func take(l []dirEnt, name string) (*dirEnt, []dirEnt) {
 // entry decides what one name of a directory must be in the tree and makes
 // it so: a directory (recursed into), a file from overlay or pristine, or
 // nothing. It builds no path for a file that turns out unchanged.
-func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c *dirCounts) error {
+func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, dirs openDirs, c *dirCounts) error {
 	if dirRel == "" && name == ".git" {
 		p, o = nil, nil // the checkout's (or the overlay's) repository is not source
 	}
@@ -396,7 +399,8 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 		case fs.ModeSymlink:
 			return fmt.Errorf("overlays: overlay entry %s is a symbolic link; an overlay holds whole files: replace the link with the file it points to", join(m.overlay, joinRel(dirRel, name)))
 		case fs.ModeIrregular:
-			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", join(m.overlay, joinRel(dirRel, name)), irregularType(fds.overlay, name))
+			path := join(m.overlay, joinRel(dirRel, name))
+			return fmt.Errorf("overlays: overlay entry %s is not a regular file (%s); remove it from the overlay", path, irregularType(path))
 		}
 	}
 	if p != nil {
@@ -407,7 +411,8 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 		}
 	}
 	if p != nil && p.typ == fs.ModeIrregular {
-		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", join(m.pristine, joinRel(dirRel, name)), irregularType(fds.pristine, name))
+		path := join(m.pristine, joinRel(dirRel, name))
+		return fmt.Errorf("overlays: pristine entry %s is not a regular file, link or directory (%s); re-create the checkout (cache:clean)", path, irregularType(path))
 	}
 	switch {
 	case o != nil && o.isDir():
@@ -421,11 +426,11 @@ func (m *materializer) entry(dirRel, name string, p, o, t *dirEnt, fds dirFDs, c
 			rel := joinRel(dirRel, name)
 			return fmt.Errorf("overlays: overlay file %s would replace the pristine directory %s; an overlay can only replace files with files", join(m.overlay, rel), join(m.pristine, rel))
 		}
-		return m.file(dirRel, name, FromOverlay, m.overlay, fds.overlay, t, fds.tree, c)
+		return m.file(dirRel, name, FromOverlay, m.overlay, dirs.overlay, t, dirs.tree, c)
 	case p != nil && p.isDir():
 		return m.wantDir(joinRel(dirRel, name), true, false, t, c)
 	case p != nil:
-		return m.file(dirRel, name, fromPristine, m.pristine, fds.pristine, t, fds.tree, c)
+		return m.file(dirRel, name, fromPristine, m.pristine, dirs.pristine, t, dirs.tree, c)
 	case t != nil:
 		return m.remove(joinRel(dirRel, name), t, c)
 	}

@@ -170,50 +170,44 @@ func blobs(ctx context.Context, gitDir string, ids []string) ([]string, error) {
 // a submodule not checked out is an empty folder, which only the
 // checkout's index names: it is asked when the checkout has .gitmodules.
 // The user's checkout may change between any two runs, so this runs on
-// every one: with the tree's own listings (with their types, no stat), a name is checked where it is listed, and only links are
-// gathered for the listing-wide check.
+// every one: with directory listings (with their types, no stat), a name
+// is checked where it is listed, and only links are gathered for the
+// listing-wide check.
 func checkDirEntries(ctx context.Context, dir string) error {
 	sp := sourceProblems{where: "source.dir " + dir}
 	root, err := filepath.EvalSymlinks(dir) // the folder itself may be a link: it is the user's
 	if err != nil {
 		return fmt.Errorf("overlays: source.dir %s: %w; fix source.dir in mlxbuild.yaml", dir, err)
 	}
-	var (
-		links   []safepath.Entry
-		listing []dirEnt
-	)
+	var links []safepath.Entry
 	queue := []string{""}
 	for len(queue) > 0 {
 		rel := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		fd, err := openDirAt(root, rel)
-		if err == nil {
-			listing, err = readDirFD(fd, listing[:0])
-			closeDir(fd)
-		}
+		listing, err := os.ReadDir(join(root, rel))
 		if err != nil {
-			return fmt.Errorf("overlays: reading source.dir %s: %w; check its permissions", join(root, rel), err)
+			return fmt.Errorf("overlays: reading source.dir %s: %w; check its permissions", join(root, rel), bareErr(err))
 		}
-		if rel != "" && slices.ContainsFunc(listing, func(e dirEnt) bool { return e.name == ".git" }) {
+		if rel != "" && slices.ContainsFunc(listing, func(e fs.DirEntry) bool { return e.Name() == ".git" }) {
 			head, _ := headOf(ctx, join(root, rel))
 			sp.submodule(rel, head)
 			continue
 		}
 		for _, e := range listing {
-			if rel == "" && e.name == ".git" {
+			if rel == "" && e.Name() == ".git" {
 				continue
 			}
-			p := joinRel(rel, e.name)
+			p := joinRel(rel, e.Name())
 			switch {
-			case e.typ == fs.ModeSymlink:
+			case e.Type() == fs.ModeSymlink:
 				target, err := os.Readlink(join(root, p))
 				if err != nil {
 					return fmt.Errorf("overlays: reading the link %s: %w", join(root, p), err)
 				}
 				links = append(links, safepath.Entry{Path: p, Link: target, Symlink: true})
-			case safepath.CheckControl(e.name) != nil:
+			case safepath.CheckControl(e.Name()) != nil:
 				sp.entries([]safepath.Entry{{Path: p}}) // refused by its name
-			case e.isDir():
+			case e.IsDir():
 				queue = append(queue, p)
 			}
 		}

@@ -15,7 +15,8 @@ import (
 
 // A source.dir checkout is checked on every run (checkDirEntries), since
 // the user may change it between any two; on a real-size source that walk
-// (a listing of every folder) is a few ms of a no-op's CPU. What the check
+// (a listing of every folder) was the largest part of a no-op's CPU beyond
+// 14a2888's (docs/benchmarks.md). What the check
 // reads is only the folders' listings (names, types, link targets), so its
 // verdict holds while every folder keeps its identity: adding, removing,
 // renaming or replacing an entry (a link is replaced, never edited) changes

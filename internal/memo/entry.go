@@ -75,8 +75,8 @@ func Parse(kind string, data []byte) (Entry, bool) {
 
 // ParseString is Parse of text already in a string (ReadString's): the
 // entry's paths and values are parts of it, not copies, since a large
-// entry's copy (the no-work record's 100 KB) costs a no-op more in page
-// faults than its parse.
+// entry's copy (the no-work record's) costs a no-op more in page faults
+// than its parse.
 func ParseString(kind, text string) (Entry, bool) {
 	var e Entry
 	s, ok := strings.CutPrefix(text, header+kind+"\n")

@@ -2,7 +2,9 @@ package memo
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -38,6 +40,9 @@ func keyPath(key string) (p, tail string, ok bool) {
 func KeysUnchanged(keys []string) bool {
 	var dirs map[string]bool  // directories found unchanged
 	b := make([]byte, 0, 256) // one buffer for every key's line
+	// Directories are kept only for absent keys to skip (a kept check of
+	// folders has none, and a hundred of them).
+	absents := slices.ContainsFunc(keys, func(k string) bool { return strings.HasSuffix(k, " absent") })
 	for _, k := range keys {
 		p, tail, ok := keyPath(k)
 		if !ok {
@@ -50,7 +55,7 @@ func KeysUnchanged(keys []string) bool {
 		if b = id.appendKey(b[:0]); string(b) != k {
 			return false
 		}
-		if id.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		if id.Mode&syscall.S_IFMT == syscall.S_IFDIR && absents {
 			if dirs == nil {
 				dirs = map[string]bool{}
 			}

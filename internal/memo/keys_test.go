@@ -80,6 +80,11 @@ func TestKeysUnchangedComparesInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		keys = append(keys, Of(p).Key())
+		// Folders too, with no absent key: none is kept for skipping.
+		if err := os.Mkdir(p+".d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, Of(p+".d").Key())
 	}
 	if !KeysUnchanged(keys) {
 		t.Fatal("nothing changed, yet the keys do not hold")

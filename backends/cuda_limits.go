@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/go-version"
 
@@ -89,8 +90,10 @@ func (l *cudaArchLists) compiles(base, suffix string) bool {
 }
 
 // familyForms is the first CUDA whose nvcc takes the f (family) forms,
-// which an older nvcc's lists may not show as missing.
-var familyForms = version.Must(version.NewVersion("12.9"))
+// which an older nvcc's lists may not show as missing. Made on first use:
+// go-version's first parse compiles its expression, which every start of
+// the binary paid for at initialization.
+var familyForms = sync.OnceValue(func() *version.Version { return version.Must(version.NewVersion("12.9")) })
 
 // gpuLists runs nvcc --list-gpu-code and --list-gpu-arch once for the
 // life of c (the caller holds limitsMu).
@@ -143,7 +146,7 @@ func (c *cudaToolkit) SupportsArch(target string) error {
 	}
 	var lacks string
 	switch {
-	case suffix == "f" && c.version != nil && c.version.LessThan(familyForms):
+	case suffix == "f" && c.version != nil && c.version.LessThan(familyForms()):
 		lacks = "the f (family) forms came with CUDA 12.9"
 	case kind != "-virtual" && !l.compiles(base, suffix):
 		lacks = "nvcc --list-gpu-code has no sm_" + base + suffix

@@ -23,8 +23,8 @@ import (
 // its own Dir.
 type Layout struct {
 	root string // the cache root (shared by every backend)
-	// Discovery holds cached toolchain and tool discovery (backends.memo),
-	// shared by every backend.
+	// Discovery holds cached toolchain and tool discovery (backends.memo)
+	// and the kept check of a source.dir (overlays), shared by every backend.
 	Discovery string
 	backend   string // one of configs.Names
 	Dir       string // Root/Backend

@@ -125,7 +125,6 @@ type cmakePackage struct {
 var knownProviders = []string{"cache", "system", "dir"}
 
 var (
-	hex64   = lazyregexp.New(`^[0-9a-f]{64}$`)
 	depName = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 )
 
@@ -179,11 +178,11 @@ func validateDependencies(deps []Dependency, pos func(string) Pos, ps *problems)
 				ps.add(pos(path+".layout"), "give paths or layout, not both: layout stores only what its moves name")
 			}
 			validateLayout(d.Layout, path, pos, ps)
-			if !hex40.MatchString(d.Commit) {
+			if !lowerHex(d.Commit, 40) {
 				ps.add(pos(path+".git"), "git dependency %s needs commit: the full 40-hex commit its tag names (a tag can move)", d.Name)
 			}
 		}
-		if d.SHA256 != "" && !hex64.MatchString(d.SHA256) {
+		if d.SHA256 != "" && !lowerHex(d.SHA256, 64) {
 			ps.add(pos(path+".sha256"), "sha256 %q must be 64 lowercase hex digits", short(d.SHA256))
 		}
 		seenProv := map[string]bool{}

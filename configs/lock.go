@@ -139,12 +139,12 @@ func parseLockLine(file string, n int, line string, ps *problems) (LockEntry, bo
 			e.Tag = value
 		case "commit":
 			e.Commit = value
-			if !hex40.MatchString(value) {
+			if !lowerHex(value, 40) {
 				ps.add(at, "commit %q must be the full 40-hex commit", short(value))
 			}
 		case "sha256":
 			e.SHA256 = value
-			if !hex64.MatchString(value) {
+			if !lowerHex(value, 64) {
 				ps.add(at, "sha256 %q must be 64 lowercase hex digits", short(value))
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
 	"github.com/mlxbuild/mlxbuild/internal/inputfile"
-	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 	"github.com/mlxbuild/mlxbuild/internal/safepath"
 )
 
@@ -106,8 +105,6 @@ type Fork struct {
 	Core   []string `yaml:"core"`                 // MLX core files merged at the pin
 }
 
-var hex40 = lazyregexp.New(`^[0-9a-f]{40}$`)
-
 // ParseProject strictly decodes and checks a project file. Paths are
 // resolved against the file's directory; overlay directories must exist.
 func ParseProject(file string, data []byte) (*Project, error) {
@@ -137,7 +134,7 @@ func (p *Project) validate(ps *problems) {
 	case s.Git == "" && s.Dir == "" && p.at["source"] != (Pos{}):
 		ps.add(p.pos("source"), "source needs git (a repository URL or path) or dir (a checkout used as is)")
 	}
-	if s.Pin != "" && !hex40.MatchString(s.Pin) {
+	if s.Pin != "" && !lowerHex(s.Pin, 40) {
 		ps.add(p.pos("source.pin"), "pin %q must be a full 40-character lowercase hex commit (short SHAs are ambiguous)", short(s.Pin))
 	}
 	if _, given := p.at["source.pin"]; s.Git != "" && s.Pin == "" && !given {

@@ -41,8 +41,9 @@ func Pristine(ctx context.Context, cacheRoot string, s Source) (string, error) {
 			return "", err
 		}
 		// The user's checkout may change between any two runs: it is
-		// checked on every one, once it is known to be at the pin.
-		if err := checkDirEntries(ctx, dir); err != nil {
+		// checked on every one, once it is known to be at the pin (a
+		// passed check is kept while its folders are unchanged).
+		if err := checkSourceDir(ctx, cacheRoot, dir); err != nil {
 			return "", err
 		}
 		return dir, nil

@@ -134,11 +134,11 @@ func allHold(files []recordedFile, stop *atomic.Bool) bool {
 // readNoWorkRecord reads dir's record; ok is false when there is none or it
 // cannot be read.
 func readNoWorkRecord(dir string) (noWorkRecord, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, noWorkRecordFile))
+	text, err := memo.ReadString(filepath.Join(dir, noWorkRecordFile))
 	if err != nil {
 		return noWorkRecord{}, false
 	}
-	r, err := decodeNoWorkRecord(data)
+	r, err := decodeNoWorkRecord(text)
 	return r, err == nil && r.dir == dir
 }
 

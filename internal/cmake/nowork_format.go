@@ -54,9 +54,9 @@ func (r noWorkRecord) encode() []byte { return memo.Format(noWorkKind, r.entry()
 
 // decodeNoWorkRecord reads a record; any doubt is an error, and the
 // caller then asks Ninja.
-func decodeNoWorkRecord(data []byte) (noWorkRecord, error) {
+func decodeNoWorkRecord(text string) (noWorkRecord, error) {
 	var r noWorkRecord
-	e, ok := memo.Parse(noWorkKind, data)
+	e, ok := memo.ParseString(noWorkKind, text)
 	if !ok || len(e.Env) > 0 || len(e.Files) > 0 {
 		return r, errors.New("not a no-work record")
 	}
@@ -94,16 +94,17 @@ func decodeRecordedFile(p, identity string) (recordedFile, error) {
 		return recordedFile{path: p}, nil
 	}
 	var n [6]uint64
-	fields := strings.Split(identity, " ")
-	if len(fields) != len(n) {
-		return recordedFile{}, fmt.Errorf("%q is not an identity", identity)
-	}
-	for i, field := range fields {
+	rest := identity
+	for i := range n {
+		field, tail, more := strings.Cut(rest, " ")
+		if more != (i < len(n)-1) {
+			return recordedFile{}, fmt.Errorf("%q is not an identity", identity)
+		}
 		v, ok := uintExact(field)
 		if !ok {
 			return recordedFile{}, fmt.Errorf("%q: field %d is not a number", identity, i+1)
 		}
-		n[i] = v
+		n[i], rest = v, tail
 	}
 	if n[0] > 0xffffffff || n[1] > 1<<63-1 || n[2] > 1<<63-1 || n[3] > 1<<63-1 {
 		return recordedFile{}, fmt.Errorf("%q is not an identity", identity)
@@ -121,8 +122,11 @@ func writeNoWorkRecord(dir string, rec noWorkRecord) error {
 }
 
 // uintExact reads a decimal as strconv.FormatUint writes it: digits only,
-// no sign, no leading zero but for 0 itself.
+// no sign, no leading zero but for 0 itself. ParseUint in base 10 takes
+// digits only, so a leading zero is the one other spelling left; it is
+// refused without writing the number back (a string per field, six per
+// file of a no-op's record).
 func uintExact(s string) (uint64, bool) {
 	v, err := strconv.ParseUint(s, 10, 64)
-	return v, err == nil && strconv.FormatUint(v, 10) == s
+	return v, err == nil && (s[0] != '0' || len(s) == 1)
 }

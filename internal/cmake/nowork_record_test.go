@@ -24,7 +24,7 @@ func sampleRecord() noWorkRecord {
 // torn or altered form is refused (the caller then asks Ninja).
 func TestNoWorkRecordRoundTrip(t *testing.T) {
 	for _, r := range []noWorkRecord{sampleRecord(), {dir: "/b", never: "an edge has a dyndep file", files: []recordedFile{{path: "/b/build.ninja"}}}} {
-		got, err := decodeNoWorkRecord(r.encode())
+		got, err := decodeNoWorkRecord(string(r.encode()))
 		if err != nil || !reflect.DeepEqual(got, r) {
 			t.Errorf("round trip: %+v, %v; want %+v", got, err, r)
 		}
@@ -47,7 +47,7 @@ func TestNoWorkRecordRoundTrip(t *testing.T) {
 		if text == good && name != "text after end" {
 			t.Fatalf("%s: the record's text did not change", name)
 		}
-		if r, err := decodeNoWorkRecord([]byte(text)); err == nil {
+		if r, err := decodeNoWorkRecord(text); err == nil {
 			t.Errorf("%s: read as %+v", name, r)
 		}
 	}
@@ -59,7 +59,7 @@ func FuzzDecodeNoWorkRecord(f *testing.F) {
 	f.Add(sampleRecord().encode())
 	f.Add(noWorkRecord{dir: "/b", never: "why", files: []recordedFile{{path: "/b/x"}}}.encode())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := decodeNoWorkRecord(data)
+		r, err := decodeNoWorkRecord(string(data))
 		if err != nil {
 			return
 		}
@@ -137,5 +137,34 @@ func TestNoWorkRecordKeepsFilesFolderByFolder(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(dir, "s", "x", "three"), "changed\n")
 	if d := ask(t, dir, lockNow(t)); d.Recorded() != 0 || d.NoWork() {
 		t.Errorf("a changed source in s/x: recorded %d, no work %v", d.Recorded(), d.NoWork())
+	}
+}
+
+// TestRecordedFileIdentity: a file's identity is read only in the form
+// the record writes (six decimals as strconv writes them, one blank
+// between), and without an allocation: a no-op reads a thousand of them.
+func TestRecordedFileIdentity(t *testing.T) {
+	const id = "33188 194 0 1796672448738347985 11749630 65024"
+	f, err := decodeRecordedFile("/b/x", id)
+	if err != nil || f.identity() != id {
+		t.Fatalf("decode %q: %v, writes back %q", id, err, f.identity())
+	}
+	for _, bad := range []string{
+		"033188 194 0 1796672448738347985 11749630 65024", // a leading zero
+		"33188 194 00 1796672448738347985 11749630 65024",
+		"+33188 194 0 1796672448738347985 11749630 65024",
+		"33188 194 0 1796672448738347985 11749630",         // five fields
+		"33188 194 0 1796672448738347985 11749630 65024 1", // seven
+		"33188 194 0 1796672448738347985 11749630 65024 ",
+		"33188  194 0 1796672448738347985 11749630 65024",
+		"33188 194 0 1796672448738347985 11749630 18446744073709551616", // over 64 bits
+		"4294967296 194 0 1 2 3",                                        // a mode over 32 bits
+	} {
+		if _, err := decodeRecordedFile("/b/x", bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = decodeRecordedFile("/b/x", id) }); n != 0 {
+		t.Errorf("%.0f allocations per identity, want 0", n)
 	}
 }

@@ -456,7 +456,7 @@ func TestNoWorkRecordKeepsTheBuildDirectoryByExistence(t *testing.T) {
 	dir := t.TempDir()
 	node := buildDirNode(dir)
 	rec := noWorkRecord{dir: dir, ninja: "ninja", ninjaPath: "/usr/bin/ninja", files: []recordedFile{{path: node, buildDir: true}}}
-	got, err := decodeNoWorkRecord(rec.encode())
+	got, err := decodeNoWorkRecord(string(rec.encode()))
 	if err != nil || len(got.files) != 1 || !got.files[0].buildDir || got.files[0].path != node {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}

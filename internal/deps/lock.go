@@ -19,6 +19,7 @@ import (
 	"github.com/mlxbuild/mlxbuild/configs"
 	"github.com/mlxbuild/mlxbuild/internal/fail"
 	"github.com/mlxbuild/mlxbuild/internal/gitrun"
+	"github.com/mlxbuild/mlxbuild/internal/lazyregexp"
 )
 
 // LockSource says where deps:lock may resolve a request: a local mirror
@@ -37,7 +38,8 @@ type Locked struct {
 	From    string
 }
 
-var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// fullCommit is compiled on first use, not at every start (lazyregexp).
+var fullCommit = lazyregexp.New(`^[0-9a-f]{40}$`)
 
 // LockRequest resolves what the tree asks for. like, when not nil, is the
 // spec's declaration of the same name: its paths and layout shape a git

@@ -70,20 +70,33 @@ func Format(kind string, e Entry) []byte {
 // form, a torn file, a line it does not know, lines out of their order)
 // is not ok: the caller works the result out again.
 func Parse(kind string, data []byte) (Entry, bool) {
+	return ParseString(kind, string(data))
+}
+
+// ParseString is Parse of text already in a string (ReadString's): the
+// entry's paths and values are parts of it, not copies, since a large
+// entry's copy (the no-work record's) costs a no-op more in page faults
+// than its parse.
+func ParseString(kind, text string) (Entry, bool) {
 	var e Entry
-	s, ok := strings.CutPrefix(string(data), header+kind+"\n")
+	s, ok := strings.CutPrefix(text, header+kind+"\n")
 	if !ok || !strings.HasSuffix(s, "\n") {
 		return e, false
 	}
 	i := strings.LastIndex(s[:len(s)-1], "\n") + 1 // the end line's start
 	s, last := s[:i], s[i:len(s)-1]
-	n, err := strconv.Atoi(strings.TrimPrefix(last, "end "))
-	if !strings.HasPrefix(last, "end ") || err != nil || n != strings.Count(s, "\n") || strconv.Itoa(n) != last[4:] {
+	count, ok := strings.CutPrefix(last, "end ")
+	n, err := strconv.Atoi(count)
+	// Written as strconv.Itoa writes it: Atoi also takes a sign and
+	// leading zeros (checked without Itoa's string).
+	canonical := count == "0" || count != "" && '1' <= count[0] && count[0] <= '9'
+	if !ok || err != nil || !canonical || n != strings.Count(s, "\n") {
 		return e, false
 	}
-	order := 0
+	order, seen := 0, 0
 	for line := range strings.Lines(s) {
 		line = line[:len(line)-1]
+		seen++
 		k, rest, _ := strings.Cut(line, " ")
 		step := slices.Index(kinds[:], k)
 		if step < order {
@@ -112,6 +125,9 @@ func Parse(kind string, data []byte) (Entry, bool) {
 		case "env":
 			e.Env = append(e.Env, kv)
 		default:
+			if e.Values == nil { // every line left is a value: one allocation
+				e.Values = make([][2]string, 0, n-seen+1)
+			}
 			e.Values = append(e.Values, kv)
 		}
 	}
@@ -161,11 +177,11 @@ func (e Entry) Holds(keys [][2]string, getenv func(string) string) bool {
 // Load is the result of the entry of kind at path while it holds for keys
 // (see Holds); not ok when there is none, or it does not hold.
 func Load(path, kind string, keys [][2]string, getenv func(string) string) ([][2]string, bool) {
-	data, err := os.ReadFile(path)
+	text, err := ReadString(path)
 	if err != nil {
 		return nil, false
 	}
-	e, ok := Parse(kind, data)
+	e, ok := ParseString(kind, text)
 	if !ok || !e.Holds(keys, getenv) {
 		return nil, false
 	}

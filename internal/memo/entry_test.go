@@ -2,10 +2,12 @@ package memo
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // FuzzParseEntry feeds arbitrary files to the one entry reader: it must not
@@ -156,5 +158,50 @@ func TestNilWitnessRecordsNothing(t *testing.T) {
 	w.Env("K", "V")
 	if e := w.Entry(nil, nil); e.Env != nil || e.Files != nil {
 		t.Errorf("nil witness recorded %+v", e)
+	}
+}
+
+// TestParseStringKeepsTheText: the values of a large entry are parts of
+// the text it was read from, not copies, in one slice (a no-op reads the
+// no-work record's thousand values on every run).
+func TestParseStringKeepsTheText(t *testing.T) {
+	var e Entry
+	for i := range 1000 {
+		e.Values = append(e.Values, [2]string{fmt.Sprintf("/tree/mlx/file%d.h", i), "33188 194 0 1796672448738347985 11749630 65024"})
+	}
+	text := string(Format("k", e))
+	got, ok := ParseString("k", text)
+	if !ok || !reflect.DeepEqual(got, e) {
+		t.Fatalf("ParseString of a formatted entry: ok %v, %d values", ok, len(got.Values))
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	for _, kv := range got.Values[:3] {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(kv[1]))); p < start || p >= start+uintptr(len(text)) {
+			t.Fatalf("value %q is a copy, not a part of the text", kv[1])
+		}
+	}
+	if cap(got.Values) != len(got.Values) {
+		t.Errorf("values grown by appends: cap %d for %d", cap(got.Values), len(got.Values))
+	}
+	allocs := testing.AllocsPerRun(10, func() { ParseString("k", text) })
+	if allocs > 1 {
+		t.Errorf("ParseString of %d values: %.0f allocations, want 1 (the values)", len(e.Values), allocs)
+	}
+}
+
+// TestReadStringReadsTheFile: ReadString is the file's content, and a
+// missing file's error.
+func TestReadStringReadsTheFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "entry")
+	if _, err := ReadString(p); !os.IsNotExist(err) {
+		t.Errorf("a missing file: %v", err)
+	}
+	for _, want := range []string{"", "x", header + "k\nend 0\n"} {
+		if err := os.WriteFile(p, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ReadString(p); err != nil || got != want {
+			t.Errorf("ReadString = %q, %v; want %q", got, err, want)
+		}
 	}
 }

@@ -47,11 +47,16 @@ func (id ID) Unchanged() bool { return Of(id.Path) == id }
 // Key is the identity as one line of text, for a cache to compare with
 // the line it stored: equal keys, equal identities.
 func (id ID) Key() string {
-	if id.Absent {
-		return strconv.Quote(id.Path) + " absent"
-	}
-	b := make([]byte, 0, len(id.Path)+96)
+	return string(id.appendKey(make([]byte, 0, len(id.Path)+96)))
+}
+
+// appendKey appends Key to b (a check of many keys compares them in one
+// buffer rather than making a string of each).
+func (id ID) appendKey(b []byte) []byte {
 	b = strconv.AppendQuote(b, id.Path)
+	if id.Absent {
+		return append(b, " absent"...)
+	}
 	for _, n := range []int64{int64(id.Mode), id.Size, id.Mtime, id.Ctime} {
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, n, 10)
@@ -64,5 +69,5 @@ func (id ID) Key() string {
 		b = append(b, " -> "...)
 		b = strconv.AppendQuote(b, id.Link)
 	}
-	return string(b)
+	return b
 }

@@ -1,8 +1,11 @@
 package memo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +63,54 @@ func TestKeysUnchanged(t *testing.T) {
 	}
 	if KeysUnchanged(recorded) {
 		t.Error("a rewritten file went unseen")
+	}
+}
+
+// TestKeysUnchangedComparesInPlace: checking a key costs the stat's path
+// and nothing per key besides (no key string made, no path unquoted, no
+// absent line built): a kept source.dir check holds a hundred keys, and a
+// no-op checks it. A key quoted in another spelling than Key's, or a link,
+// is still compared as before.
+func TestKeysUnchangedComparesInPlace(t *testing.T) {
+	dir := t.TempDir()
+	var keys []string
+	for i := range 50 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, Of(p).Key())
+		// Folders too, with no absent key: none is kept for skipping.
+		if err := os.Mkdir(p+".d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, Of(p+".d").Key())
+	}
+	if !KeysUnchanged(keys) {
+		t.Fatal("nothing changed, yet the keys do not hold")
+	}
+	if n := testing.AllocsPerRun(20, func() { KeysUnchanged(keys) }); n > float64(len(keys)+2) {
+		t.Errorf("%.0f allocations for %d keys, want at most one each (lstat's path) and the buffer", n, len(keys))
+	}
+	link := filepath.Join(dir, "l")
+	if err := os.Symlink("f1", link); err != nil {
+		t.Fatal(err)
+	}
+	linkKey := Of(link).Key()
+	if !strings.HasSuffix(linkKey, ` -> "f1"`) || !KeysUnchanged([]string{linkKey}) {
+		t.Errorf("a link's key %q does not hold", linkKey)
+	}
+	// `\x2f` is "/" in another spelling: the path reads the same, the key
+	// is not Key's line, so it does not hold, as before.
+	other := strings.Replace(keys[0], "/", `\x2f`, 1)
+	if p, ok := KeyPath(other); !ok || p != filepath.Join(dir, "f0") {
+		t.Errorf("KeyPath(%q) = %q, %v", other, p, ok)
+	}
+	if KeysUnchanged([]string{other}) {
+		t.Errorf("a key in another spelling held: %q", other)
+	}
+	absent := strconv.Quote(filepath.Join(dir, "none")) + " absent"
+	if !KeysUnchanged([]string{Of(dir).Key(), absent}) || KeysUnchanged([]string{Of(dir).Key(), absent + "x"}) {
+		t.Error("an absent key read wrong")
 	}
 }

@@ -13,9 +13,13 @@ import (
 )
 
 var (
-	envName   = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	cmakeName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	libName   = lazyregexp.New(`^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$`)
+	// identifier is a C identifier, the form of an environment variable's,
+	// a CMake variable's and a preprocessor macro's name: one expression,
+	// so a no-op compiles it once, not once per name it checks.
+	identifier = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envName    = identifier
+	cmakeName  = identifier
+	libName    = lazyregexp.New(`^[A-Za-z0-9_+][A-Za-z0-9_.+-]*$`)
 )
 
 var (

@@ -9,8 +9,8 @@ import (
 )
 
 var (
-	// cName is a preprocessor macro name.
-	cName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// cName is a preprocessor macro name (see identifier).
+	cName = identifier
 	// cxxStd is what -std= takes for C++: c++17, gnu++20, c++2b.
 	cxxStd = lazyregexp.New(`^(c|gnu)\+\+[0-9][0-9a-z]$`)
 	// includePlaceholders are what compile.include may use besides the

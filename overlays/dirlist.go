@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,14 +52,24 @@ func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (
 }
 
 // openDir opens the directory path for reading, and fails on anything
-// else (O_DIRECTORY: a named pipe there is refused, not waited on).
-// O_NONBLOCK, which a directory ignores, spares what os.Open does to a
-// file it opens blocking: set it non-blocking, fail to add it to the poller
-// (a directory cannot be polled) and set it blocking again, four fcntl
-// calls a directory (docs/benchmarks.md, "Item 3: the sub-0.3 ms code
-// deleted").
+// else (O_DIRECTORY: a named pipe there is refused, not waited on). It is
+// opened blocking and handed to os.NewFile, which leaves a blocking
+// descriptor out of the runtime's poller: os.OpenFile offers every
+// directory to the poller (an epoll_ctl that fails, and a poll descriptor
+// made and freed), about 0.5 ms of a real-shape no-op's CPU
+// (docs/benchmarks.md, "The no-op against 14a2888, round two").
+// O_CLOEXEC, which os.OpenFile adds itself: no child inherits it.
 func openDir(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
 }
 
 // readEntries appends the entries of the open directory dir to out, unsorted.
@@ -75,17 +84,20 @@ func readEntries(dir *os.File, out []dirEnt) ([]dirEnt, error) {
 	return out, nil
 }
 
-// dirIdentity is the identity of the open directory dir.
+// dirIdentity is the identity of the open directory dir. It is fstat on
+// the descriptor, which allocates nothing (dir.Stat makes a FileInfo per
+// directory); the fields are those dir.Stat's would give, so identities
+// kept by earlier runs still match.
 func dirIdentity(dir *os.File) (dirID, error) {
-	fi, err := dir.Stat()
+	var st unix.Stat_t
+	err := error(unix.EINTR)
+	for err == unix.EINTR {
+		err = unix.Fstat(int(dir.Fd()), &st)
+	}
 	if err != nil {
-		return dirID{}, err
+		return dirID{}, &fs.PathError{Op: "stat", Path: dir.Name(), Err: err}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return dirID{}, errors.New("no stat data")
-	}
-	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(st)}, nil
+	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
 }
 
 // entType maps a file's type to the ones the walk tells apart: fs.ModeDir,

@@ -830,7 +830,6 @@ func builtinCuda() *Spec {
 				},
 			},
 			HeaderHome: &HeaderHome{
-				Pos:     fail.Pos{File: "configs/cuda.yaml", Line: 167, Col: 16},
 				Beside:  "nvidia/cuda_runtime/include",
 				Env:     []string{"CUDA_HOME", "CUDA_PATH"},
 				Default: "/usr/local/cuda",

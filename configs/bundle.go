@@ -40,7 +40,6 @@ type BundlePolicy struct {
 // aborts its first run-time compile when that folder is missing, even
 // when the bundle's include/ holds every header it then reads.
 type HeaderHome struct {
-	Pos Pos `json:"-"`
 	// Beside is a folder relative to the bundle's parent, looked at first.
 	Beside string `yaml:"beside"`
 	// Env are variables whose value is the home, the first set one wins.

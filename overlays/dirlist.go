@@ -26,55 +26,79 @@ func (d *dirEnt) isDir() bool { return d.typ == fs.ModeDir }
 // decoded, and it is the listing while the directory still has the
 // identity it had then; else the listing is read from the directory. id is
 // the identity the directory had before it was read. A missing directory
-// is empty, and not opened (nil). The caller closes the directory and
+// is empty, and not opened (noDir). The caller closes the directory and
 // stats the entries relative to it (lstat).
-func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (dir *os.File, es []dirEnt, id dirID, fromRec bool, err error) {
-	dir, err = openDir(join(root, rel))
+func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (dir dirFD, es []dirEnt, id dirID, fromRec bool, err error) {
+	path := join(root, rel)
+	dir, err = openDir(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, into[:0], dirID{}, false, nil
+		return noDir, into[:0], dirID{}, false, nil
 	}
 	if err == nil {
-		if id, err = dirIdentity(dir); err == nil {
+		if id, err = dirIdentity(dir, path); err == nil {
 			if rec != nil && rec.has[side] && rec.id[side] == id {
 				return dir, into, id, true, nil
 			}
-			es, err = readEntries(dir, into[:0])
+			es, err = dir.readEntries(path, into[:0])
 		}
 		if err != nil {
 			dir.Close()
 		}
 	}
 	if err != nil {
-		return nil, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, join(root, rel), bareErr(err))
+		return noDir, nil, dirID{}, false, fmt.Errorf("overlays: reading %s directory %s: %w; check its permissions", what, path, bareErr(err))
 	}
 	slices.SortFunc(es, func(a, b dirEnt) int { return strings.Compare(a.name, b.name) })
 	return dir, es, id, false, nil
 }
 
+// dirFD is one open directory of the walk, held by its descriptor (fd -1:
+// none, noDir). Its listing is read through an *os.File made only then:
+// os.NewFile asks for the descriptor's flags and allocates, and a no-op
+// keeps nearly every listing (docs/benchmarks.md, "round three").
+type dirFD struct {
+	fd   int
+	file *os.File // owns fd once made (readEntries)
+}
+
+var noDir = dirFD{fd: -1}
+
+func (d dirFD) opened() bool { return d.fd >= 0 }
+
+// Close closes the directory.
+func (d dirFD) Close() error {
+	if d.file != nil {
+		return d.file.Close()
+	}
+	return unix.Close(d.fd)
+}
+
 // openDir opens the directory path for reading, and fails on anything
 // else (O_DIRECTORY: a named pipe there is refused, not waited on). It is
-// opened blocking and handed to os.NewFile, which leaves a blocking
-// descriptor out of the runtime's poller: os.OpenFile offers every
-// directory to the poller (an epoll_ctl that fails, and a poll descriptor
-// made and freed), about 0.5 ms of a real-shape no-op's CPU
-// (docs/benchmarks.md, "The no-op against 14a2888, round two").
-// O_CLOEXEC, which os.OpenFile adds itself: no child inherits it.
-func openDir(path string) (*os.File, error) {
+// opened blocking and left out of the runtime's poller, which os.OpenFile
+// offers every directory to (an epoll_ctl that fails, a poll descriptor
+// made and freed: docs/benchmarks.md, "The no-op against 14a2888, round
+// two"). O_CLOEXEC: no child inherits it.
+func openDir(path string) (dirFD, error) {
 	for {
 		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+			return noDir, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
-		return os.NewFile(uintptr(fd), path), nil
+		return dirFD{fd: fd}, nil
 	}
 }
 
-// readEntries appends the entries of the open directory dir to out, unsorted.
-func readEntries(dir *os.File, out []dirEnt) ([]dirEnt, error) {
-	es, err := dir.ReadDir(-1)
+// readEntries appends the entries of the directory d, at path, to out,
+// unsorted.
+func (d *dirFD) readEntries(path string, out []dirEnt) ([]dirEnt, error) {
+	if d.file == nil {
+		d.file = os.NewFile(uintptr(d.fd), path)
+	}
+	es, err := d.file.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
@@ -84,18 +108,18 @@ func readEntries(dir *os.File, out []dirEnt) ([]dirEnt, error) {
 	return out, nil
 }
 
-// dirIdentity is the identity of the open directory dir. It is fstat on
-// the descriptor, which allocates nothing (dir.Stat makes a FileInfo per
-// directory); the fields are those dir.Stat's would give, so identities
-// kept by earlier runs still match.
-func dirIdentity(dir *os.File) (dirID, error) {
+// dirIdentity is the identity of the open directory dir, at path. It is
+// fstat on the descriptor, which allocates nothing (os.File's Stat makes a
+// FileInfo per directory); the fields are those Stat's would give, so
+// identities kept by earlier runs still match.
+func dirIdentity(dir dirFD, path string) (dirID, error) {
 	var st unix.Stat_t
 	err := error(unix.EINTR)
 	for err == unix.EINTR {
-		err = unix.Fstat(int(dir.Fd()), &st)
+		err = unix.Fstat(dir.fd, &st)
 	}
 	if err != nil {
-		return dirID{}, &fs.PathError{Op: "stat", Path: dir.Name(), Err: err}
+		return dirID{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	return dirID{dev: uint64(st.Dev), ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
 }
@@ -117,11 +141,11 @@ func entType(t fs.FileMode) fs.FileMode {
 // whole path; os.Lstat does both for every file (docs/benchmarks.md, "Item
 // 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the
 // caller names the path.
-func lstat(dir *os.File, name string) (statOf, fs.FileMode, error) {
+func lstat(dir dirFD, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
 	err := error(unix.EINTR)
 	for err == unix.EINTR {
-		err = unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err = unix.Fstatat(dir.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	}
 	if err != nil {
 		return statOf{}, 0, err

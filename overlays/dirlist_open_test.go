@@ -13,26 +13,27 @@ import (
 // a no-op paid for every directory) and close-on-exec, so no child started
 // while the walk runs inherits it.
 func TestOpenDirLeavesThePollerOut(t *testing.T) {
-	dir, err := openDir(t.TempDir())
+	d := t.TempDir()
+	dir, err := openDir(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dir.Close()
-	fl, err := unix.FcntlInt(dir.Fd(), unix.F_GETFL, 0)
+	fl, err := unix.FcntlInt(uintptr(dir.fd), unix.F_GETFL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fl&unix.O_NONBLOCK != 0 {
 		t.Errorf("openDir's descriptor is non-blocking (flags %#x): os.File offers it to the poller", fl)
 	}
-	fd, err := unix.FcntlInt(dir.Fd(), unix.F_GETFD, 0)
+	fd, err := unix.FcntlInt(uintptr(dir.fd), unix.F_GETFD, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fd&unix.FD_CLOEXEC == 0 {
 		t.Error("openDir's descriptor is not close-on-exec: a child would inherit it")
 	}
-	if _, err := dir.ReadDir(-1); err != nil {
+	if _, err := dir.readEntries(d, nil); err != nil {
 		t.Errorf("reading the opened directory: %v", err)
 	}
 }
@@ -47,7 +48,7 @@ func TestDirIdentityIsStatsAndAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dir.Close()
-	got, err := dirIdentity(dir)
+	got, err := dirIdentity(dir, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,38 @@ func TestDirIdentityIsStatsAndAllocatesNothing(t *testing.T) {
 	if got != want {
 		t.Errorf("dirIdentity = %+v, want %+v", got, want)
 	}
-	if n := testing.AllocsPerRun(100, func() { _, _ = dirIdentity(dir) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _, _ = dirIdentity(dir, d) }); n != 0 {
 		t.Errorf("dirIdentity made %v allocations, want 0", n)
+	}
+}
+
+// TestKeptListingMakesNoFile: a directory whose listing is kept (a
+// no-op's nearly every one) is opened, identified and closed with one
+// allocation, the path's C string that unix.Open makes: no *os.File is
+// made for a listing that is not read (os.NewFile asked for the
+// descriptor's flags and allocated for every directory).
+func TestKeptListingMakesNoFile(t *testing.T) {
+	d := t.TempDir()
+	if err := os.Mkdir(d+"/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, _, id, _, err := listSide("tree", d, "", sideTree, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir.Close()
+	rec := &dirRecord{}
+	rec.has[sideTree], rec.id[sideTree] = true, id
+	n := testing.AllocsPerRun(100, func() {
+		dir, _, _, fromRec, err := listSide("tree", d, "", sideTree, rec, nil)
+		if err != nil || !fromRec {
+			t.Fatalf("listSide with the kept identity: from the record %v, error %v", fromRec, err)
+		}
+		if err := dir.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 1 {
+		t.Errorf("opening a directory whose listing is kept made %v allocations, want 1 (the path's C string)", n)
 	}
 }

@@ -53,8 +53,8 @@ func TestListDirTypes(t *testing.T) {
 
 func TestListDirMissingAndNotADirectory(t *testing.T) {
 	d := t.TempDir()
-	if dir, es, err := listSideOf("test", d, "nope"); dir != nil || es != nil || err != nil {
-		t.Errorf("missing directory: %v, %v, %v; want nil, nil, nil", dir, es, err)
+	if dir, es, err := listSideOf("test", d, "nope"); dir.opened() || es != nil || err != nil {
+		t.Errorf("missing directory: %v, %v, %v; want none opened, nil, nil", dir, es, err)
 	}
 	f := filepath.Join(d, "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
@@ -88,7 +88,7 @@ func TestLstatDoesNotFollowLinks(t *testing.T) {
 	if err := os.Symlink("file", filepath.Join(d, "link")); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.Open(d)
+	dir, err := openDir(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestLstatDoesNotFollowLinks(t *testing.T) {
 }
 
 // listSideOf lists root/rel from the directory itself, with no record.
-func listSideOf(what, root, rel string) (*os.File, []dirEnt, error) {
+func listSideOf(what, root, rel string) (dirFD, []dirEnt, error) {
 	dir, es, _, _, err := listSide(what, root, rel, sideTree, nil, nil)
 	return dir, es, err
 }

@@ -59,7 +59,7 @@ func (m *materializer) keptCTime(s statOf) int64 {
 // file makes the tree file dirRel/name equal to its source in srcRoot
 // (origin says which side), writing it only when its content or kind
 // differs. An unchanged file costs two fstatat calls and no allocation.
-func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir *os.File, t *dirEnt, treeDir *os.File, c *dirCounts) error {
+func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, srcDir dirFD, t *dirEnt, treeDir dirFD, c *dirCounts) error {
 	s, styp, err := lstat(srcDir, name)
 	if err != nil {
 		return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, join(srcRoot, joinRel(dirRel, name)), err)

@@ -263,9 +263,9 @@ type listings struct {
 	side [sides][]dirEnt // pristine's, the overlay's and the tree's
 }
 
-// openDirs are the open directories of one rel in the three trees (nil:
+// openDirs are the open directories of one rel in the three trees (noDir:
 // none there).
-type openDirs struct{ pristine, overlay, tree *os.File }
+type openDirs struct{ pristine, overlay, tree dirFD }
 
 // sideNames name the sides in errors.
 var sideNames = [sides]string{"pristine", "overlay", "tree"}
@@ -276,13 +276,13 @@ var sideNames = [sides]string{"pristine", "overlay", "tree"}
 func (m *materializer) dir(j dirJob) error {
 	rel := j.rel
 	l := m.listings.Get().(*listings)
-	var open [sides]*os.File // nil: none there
+	open := [sides]dirFD{noDir, noDir, noDir} // noDir: none there
 	for s := range sides {
 		l.side[s] = l.side[s][:0] // a directory not listed on a side is empty there
 	}
 	defer func() {
 		for _, f := range open {
-			if f != nil {
+			if f.opened() {
 				f.Close()
 			}
 		}
@@ -308,7 +308,7 @@ func (m *materializer) dir(j dirJob) error {
 		if open[s], l.side[s], ids[s], fromRec[s], err = listSide(sideNames[s], roots[s], rel, s, rec, l.side[s]); err != nil {
 			return err
 		}
-		present[s] = open[s] != nil
+		present[s] = open[s].opened()
 		if present[s] && !fromRec[s] {
 			c.listed++
 		}

@@ -52,26 +52,19 @@ func listSide(what, root, rel string, side int, rec *dirRecord, into []dirEnt) (
 	return dir, es, id, false, nil
 }
 
-// dirFD is one open directory of the walk, held by its descriptor (fd -1:
-// none, noDir). Its listing is read through an *os.File made only then:
-// os.NewFile asks for the descriptor's flags and allocates, and a no-op
-// keeps nearly every listing (docs/benchmarks.md, "round three").
-type dirFD struct {
-	fd   int
-	file *os.File // owns fd once made (readEntries)
-}
+// dirFD is one open directory of the walk, held by its descriptor alone
+// (noDir: none). Its listing is read through an *os.File of a duplicate
+// made only then (readEntries): os.NewFile asks for the descriptor's flags
+// and allocates, and a no-op keeps nearly every listing (docs/benchmarks.md,
+// "round three").
+type dirFD int
 
-var noDir = dirFD{fd: -1}
+const noDir dirFD = -1
 
-func (d dirFD) opened() bool { return d.fd >= 0 }
+func (d dirFD) opened() bool { return d >= 0 }
 
 // Close closes the directory.
-func (d dirFD) Close() error {
-	if d.file != nil {
-		return d.file.Close()
-	}
-	return unix.Close(d.fd)
-}
+func (d dirFD) Close() error { return unix.Close(int(d)) }
 
 // openDir opens the directory path for reading, and fails on anything
 // else (O_DIRECTORY: a named pipe there is refused, not waited on). It is
@@ -88,17 +81,21 @@ func openDir(path string) (dirFD, error) {
 		if err != nil {
 			return noDir, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
-		return dirFD{fd: fd}, nil
+		return dirFD(fd), nil
 	}
 }
 
 // readEntries appends the entries of the directory d, at path, to out,
-// unsorted.
-func (d *dirFD) readEntries(path string, out []dirEnt) ([]dirEnt, error) {
-	if d.file == nil {
-		d.file = os.NewFile(uintptr(d.fd), path)
+// unsorted. They are read through a duplicate of its descriptor, so that
+// d alone still owns d.
+func (d dirFD) readEntries(path string, out []dirEnt) ([]dirEnt, error) {
+	dup, err := unix.FcntlInt(uintptr(d), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
 	}
-	es, err := d.file.ReadDir(-1)
+	f := os.NewFile(uintptr(dup), path)
+	defer f.Close()
+	es, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +113,7 @@ func dirIdentity(dir dirFD, path string) (dirID, error) {
 	var st unix.Stat_t
 	err := error(unix.EINTR)
 	for err == unix.EINTR {
-		err = unix.Fstat(dir.fd, &st)
+		err = unix.Fstat(int(dir), &st)
 	}
 	if err != nil {
 		return dirID{}, &fs.PathError{Op: "stat", Path: path, Err: err}
@@ -137,17 +134,13 @@ func entType(t fs.FileMode) fs.FileMode {
 
 // lstat is the stat data and type (see entType) of name in the open
 // directory dir, not following a link. It is fstatat relative to the
-// directory, which allocates nothing and spares the kernel a walk of the
-// whole path; os.Lstat does both for every file (docs/benchmarks.md, "Item
-// 3: the sub-0.3 ms code deleted"). Its error is the bare errno: the
-// caller names the path.
+// directory, which allocates nothing (on Linux) and spares the kernel a
+// walk of the whole path; os.Lstat does both for every file
+// (docs/benchmarks.md, "Item 3: the sub-0.3 ms code deleted"). Its error is
+// the bare errno: the caller names the path.
 func lstat(dir dirFD, name string) (statOf, fs.FileMode, error) {
 	var st unix.Stat_t
-	err := error(unix.EINTR)
-	for err == unix.EINTR {
-		err = unix.Fstatat(dir.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	}
-	if err != nil {
+	if err := fstatat(int(dir), name, &st); err != nil {
 		return statOf{}, 0, err
 	}
 	s := statOf{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev), kind: kindFile}

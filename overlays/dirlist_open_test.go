@@ -19,14 +19,14 @@ func TestOpenDirLeavesThePollerOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dir.Close()
-	fl, err := unix.FcntlInt(uintptr(dir.fd), unix.F_GETFL, 0)
+	fl, err := unix.FcntlInt(uintptr(dir), unix.F_GETFL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fl&unix.O_NONBLOCK != 0 {
 		t.Errorf("openDir's descriptor is non-blocking (flags %#x): os.File offers it to the poller", fl)
 	}
-	fd, err := unix.FcntlInt(uintptr(dir.fd), unix.F_GETFD, 0)
+	fd, err := unix.FcntlInt(uintptr(dir), unix.F_GETFD, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,9 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 				// The source was touched, its content unchanged: pass the
 				// touch on so Ninja rebuilds what depends on the file.
 				ts := time.Unix(0, s.mtime)
+				if err := m.beforeWrite(); err != nil {
+					return err
+				}
 				if err := os.Chtimes(dst, ts, ts); err != nil {
 					return fmt.Errorf("overlays: passing a touch of %s on to %s: %w; make the tree writable", src, dst, err)
 				}
@@ -150,6 +153,9 @@ func (m *materializer) file(dirRel, name string, origin origin, srcRoot string, 
 		if data, sum, err = b.read(src, s.kind, &b.src); err != nil {
 			return fmt.Errorf("overlays: reading %s source %s: %w; check its permissions", origin, src, err)
 		}
+	}
+	if err := m.beforeWrite(); err != nil {
+		return err
 	}
 	if t != nil && t.isDir() {
 		if err := os.RemoveAll(dst); err != nil {

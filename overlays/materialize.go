@@ -83,6 +83,9 @@ type Held struct {
 	// not since: the clock by which the listing of a directory may be kept
 	// for the next run (see dirRecord); "" takes the old manifest's.
 	LockFile string
+	// Source is a kept source.dir check for the walk to confirm (see
+	// SourceCheck); nil when none is pending.
+	Source *SourceCheck
 }
 
 // MaterializeHeld is Materialize with what the lock's holder adds.
@@ -95,11 +98,23 @@ func MaterializeHeld(pristine, overlay, tree, manifestPath string, records []str
 	m.clock = lockClock(h.LockFile, m.old)
 	m.dirs = make([]dirRecord, 0, len(m.old.dirs)+1) // a no-op keeps them all
 	m.seen = make([]bool, len(m.old.entries))
+	m.src = h.Source
+	if _, err := os.Lstat(m.tree); err != nil {
+		if err := m.beforeWrite(); err != nil {
+			return Stats{}, nil, err
+		}
+	}
 	if err := os.MkdirAll(m.tree, 0o755); err != nil {
 		return Stats{}, nil, fmt.Errorf("overlays: creating tree %s: %w; make the cache directory writable or set MLXBUILD_CACHE", m.tree, err)
 	}
 	m.q.push(dirJob{inPristine: true, inOverlay: m.overlay != "", old: oldCursor{es: m.old.entries}})
 	m.q.run(workers, m.job)
+	if m.src != nil && (m.err != nil || !m.src.held()) {
+		// The check's refusal comes first, as when it ran before the walk.
+		if err := m.src.confirm(); err != nil {
+			return Stats{}, nil, err
+		}
+	}
 	if m.err != nil {
 		return Stats{}, nil, m.err
 	}
@@ -133,7 +148,8 @@ type materializer struct {
 	old                     *Manifest
 	seen                    []bool // old.entries[i] still names a tree file
 
-	clock racyClock // the racy rule's, for kept listings and files read (see racyClock.older)
+	clock racyClock    // the racy rule's, for kept listings and files read (see racyClock.older)
+	src   *SourceCheck // a kept source.dir check to confirm (Held.Source), or nil
 
 	q        dirQueue
 	mu       sync.Mutex // guards stats, extra, dirs and err
@@ -313,6 +329,9 @@ func (m *materializer) dir(j dirJob) error {
 			c.listed++
 		}
 	}
+	if m.src != nil && present[sidePristine] {
+		m.src.opened(rel, ids[sidePristine])
+	}
 	dirs := openDirs{open[sidePristine], open[sideOverlay], open[sideTree]}
 	ps, os_, ts := l.side[sidePristine], l.side[sideOverlay], l.side[sideTree]
 	for len(ps)+len(os_)+len(ts) > 0 {
@@ -455,6 +474,9 @@ func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t *dirEnt
 		t = nil
 	}
 	if t == nil {
+		if err := m.beforeWrite(); err != nil {
+			return err
+		}
 		if err := os.Mkdir(join(m.tree, rel), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("overlays: creating tree directory %s: %w; make %s writable", join(m.tree, rel), err, m.tree)
 		}
@@ -463,9 +485,21 @@ func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t *dirEnt
 	return nil
 }
 
+// beforeWrite confirms a kept source.dir check before the walk's first
+// write to the tree (see SourceCheck).
+func (m *materializer) beforeWrite() error {
+	if m.src == nil {
+		return nil
+	}
+	return m.src.confirm()
+}
+
 // remove deletes a tree entry that should not be there, counting the files
 // it held.
 func (m *materializer) remove(rel string, t *dirEnt, c *dirCounts) error {
+	if err := m.beforeWrite(); err != nil {
+		return err
+	}
 	abs := join(m.tree, rel)
 	n := 1
 	if t.isDir() {

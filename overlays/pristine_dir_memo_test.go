@@ -83,16 +83,7 @@ func TestSourceDirCheckIsKeptWhileItsFoldersHold(t *testing.T) {
 	}
 	// A folder replaced by another of the same name and content.
 	cpu := filepath.Join(src, "mlx", "backend", "cpu")
-	if err := os.Rename(cpu, cpu+".old"); err != nil {
-		t.Fatal(err)
-	}
-	writeFiles(t, cpu, files{"a.cpp": "// a\n"})
-	if err := os.Symlink("../../../../x", filepath.Join(cpu, "up")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(cpu + ".old"); err != nil {
-		t.Fatal(err)
-	}
+	replaceWithClimbingLink(t, cpu)
 	if err := pristineWalks(t, root, src, walks, 5); fail.ExitCode(err) != 2 {
 		t.Fatalf("a replaced folder with a link that climbs out: %v; want exit 2", err)
 	}
@@ -134,4 +125,21 @@ func TestSourceDirCheckIsNotKept(t *testing.T) {
 			t.Errorf("a discovery folder in a cache root mlxbuild did not make (%v)", err)
 		}
 	})
+}
+
+// replaceWithClimbingLink replaces the folder cpu (holding a.cpp) by
+// another of the same name and content, plus a link that climbs out of
+// the source.
+func replaceWithClimbingLink(t *testing.T, cpu string) {
+	t.Helper()
+	if err := os.Rename(cpu, cpu+".old"); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, cpu, files{"a.cpp": "// a\n"})
+	if err := os.Symlink("../../../../x", filepath.Join(cpu, "up")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(cpu + ".old"); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -93,7 +93,7 @@ func (r *run) purgeOldPin() (bool, error) {
 // materialize makes sure the pristine source is at the pin and applies the
 // overlay into the backend's tree.
 func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles, error) {
-	pristine, err := overlays.Pristine(ctx, p.Config.CacheRoot.Value, p.source())
+	pristine, check, err := overlays.PristineKept(ctx, p.Config.CacheRoot.Value, p.source())
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}
@@ -103,7 +103,7 @@ func (p *Prepared) materialize(ctx context.Context) (overlays.Stats, *userFiles,
 		return overlays.Stats{}, nil, err
 	}
 	src.Pristine = pristine
-	stats, m, err := overlays.MaterializeHeld(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records, overlays.Held{LockFile: p.Layout.Lock})
+	stats, m, err := overlays.MaterializeHeld(pristine, src.Overlay, p.Layout.Tree, p.Layout.Manifest, p.Spec.Records, overlays.Held{LockFile: p.Layout.Lock, Source: check})
 	if err != nil {
 		return overlays.Stats{}, nil, err
 	}

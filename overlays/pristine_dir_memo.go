@@ -22,7 +22,8 @@ import (
 // renaming or replacing an entry (a link is replaced, never edited) changes
 // its folder's mtime and ctime. A passed check is kept in the discovery
 // folder against the identity of every folder it read, and the next run
-// stats those folders instead of listing them. A source with .gitmodules
+// stats those folders instead of listing them (a build leaves that to its
+// walk of the same folders: pristine_dir_kept.go). A source with .gitmodules
 // (whose check asks git for the index) and a failed check are never kept.
 
 // sourceDirKind names the kept check's entries (internal/memo).

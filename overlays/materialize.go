@@ -84,8 +84,8 @@ type Held struct {
 	// for the next run (see dirRecord); "" takes the old manifest's.
 	LockFile string
 	// Source is a kept source.dir check for the walk to confirm (see
-	// SourceCheck); nil when none is pending.
-	Source *SourceCheck
+	// sourceCheck); nil when none is pending.
+	Source *sourceCheck
 }
 
 // MaterializeHeld is Materialize with what the lock's holder adds.
@@ -149,7 +149,7 @@ type materializer struct {
 	seen                    []bool // old.entries[i] still names a tree file
 
 	clock racyClock    // the racy rule's, for kept listings and files read (see racyClock.older)
-	src   *SourceCheck // a kept source.dir check to confirm (Held.Source), or nil
+	src   *sourceCheck // a kept source.dir check to confirm (Held.Source), or nil
 
 	q        dirQueue
 	mu       sync.Mutex // guards stats, extra, dirs and err
@@ -486,7 +486,7 @@ func (m *materializer) wantDir(rel string, inPristine, inOverlay bool, t *dirEnt
 }
 
 // beforeWrite confirms a kept source.dir check before the walk's first
-// write to the tree (see SourceCheck).
+// write to the tree (see sourceCheck).
 func (m *materializer) beforeWrite() error {
 	if m.src == nil {
 		return nil

@@ -22,9 +22,9 @@ import (
 // a folder differed or was not opened. A refused source so still leaves
 // the tree unwritten.
 
-// SourceCheck is a kept source.dir check not yet confirmed (PristineKept),
+// sourceCheck is a kept source.dir check not yet confirmed (PristineKept),
 // for MaterializeHeld (Held.Source).
-type SourceCheck struct {
+type sourceCheck struct {
 	ctx            context.Context
 	cacheRoot, dir string
 	kept           map[string]dirID // the folders the kept check read, by slash path relative to the source
@@ -36,7 +36,7 @@ type SourceCheck struct {
 // PristineKept is Pristine, except that a source.dir's check, when a
 // passed one is kept, is not confirmed here but handed back (nil: none
 // pending) for MaterializeHeld to confirm.
-func PristineKept(ctx context.Context, cacheRoot string, s Source) (string, *SourceCheck, error) {
+func PristineKept(ctx context.Context, cacheRoot string, s Source) (string, *sourceCheck, error) {
 	if s.Dir == "" {
 		dir, err := Pristine(ctx, cacheRoot, s)
 		return dir, nil, err
@@ -56,7 +56,7 @@ func PristineKept(ctx context.Context, cacheRoot string, s Source) (string, *Sou
 
 // keptSourceCheck is the kept check of the source.dir dir under
 // cacheRoot, its folders not yet looked at; nil when there is none.
-func keptSourceCheck(ctx context.Context, cacheRoot, dir string) *SourceCheck {
+func keptSourceCheck(ctx context.Context, cacheRoot, dir string) *sourceCheck {
 	root, err := filepath.EvalSymlinks(dir)
 	if cacheRoot == "" || err != nil {
 		return nil
@@ -69,7 +69,7 @@ func keptSourceCheck(ctx context.Context, cacheRoot, dir string) *SourceCheck {
 	if !ok || !slices.Equal(e.Keys, [][2]string{{"root", root}}) || len(e.Env) > 0 {
 		return nil
 	}
-	c := &SourceCheck{ctx: ctx, cacheRoot: cacheRoot, dir: dir, kept: make(map[string]dirID, len(e.Files))}
+	c := &sourceCheck{ctx: ctx, cacheRoot: cacheRoot, dir: dir, kept: make(map[string]dirID, len(e.Files))}
 	for _, key := range e.Files {
 		rel, id, ok := keptFolder(root, key)
 		if !ok {
@@ -110,7 +110,7 @@ func keptFolder(root, key string) (string, dirID, bool) {
 
 // opened notes that the walk opened the pristine folder rel with the
 // identity id.
-func (c *SourceCheck) opened(rel string, id dirID) {
+func (c *sourceCheck) opened(rel string, id dirID) {
 	if k, ok := c.kept[rel]; ok && k == id {
 		c.matched.Add(1)
 	}
@@ -118,11 +118,11 @@ func (c *SourceCheck) opened(rel string, id dirID) {
 
 // held reports whether the walk opened every folder of the kept check
 // with the identity it had.
-func (c *SourceCheck) held() bool { return int(c.matched.Load()) == len(c.kept) }
+func (c *sourceCheck) held() bool { return int(c.matched.Load()) == len(c.kept) }
 
 // confirm runs the check (checkSourceDir: the kept one, by its folders'
 // stats, or the walk of the source), once.
-func (c *SourceCheck) confirm() error {
+func (c *sourceCheck) confirm() error {
 	c.once.Do(func() { c.err = checkSourceDir(c.ctx, c.cacheRoot, c.dir) })
 	return c.err
 }

@@ -15,7 +15,7 @@ import (
 // tree (PristineKept, MaterializeHeld with its pending check), checks how
 // many walks the source check has made by then, and returns the pending
 // check (nil: none).
-func buildWalks(t *testing.T, root, src, tree string, walks *int, want int) (*SourceCheck, error) {
+func buildWalks(t *testing.T, root, src, tree string, walks *int, want int) (*sourceCheck, error) {
 	t.Helper()
 	dir, check, err := PristineKept(context.Background(), root, Source{Dir: src})
 	if err == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,32 +79,19 @@ func keptSourceCheck(ctx context.Context, cacheRoot, dir string) *sourceCheck {
 	return c
 }
 
-// keptFolder is the folder a kept check's key names (memo.ID's key: the
-// quoted path, then mode, size, mtime, ctime, inode and device), relative
-// to root, and its identity as the walk takes it (mode and size aside: a
-// change of either changes ctime).
+// keptFolder is the folder a kept check's key names (memo.ID's key),
+// relative to root, and its identity as the walk takes it (mode and size
+// aside: a change of either changes ctime).
 func keptFolder(root, key string) (string, dirID, bool) {
-	q, err := strconv.QuotedPrefix(key)
-	if err != nil {
+	id, ok := memo.ParseKey(key)
+	if !ok || id.Absent || id.Link != "" { // a folder the check read is neither
 		return "", dirID{}, false
 	}
-	p, err := strconv.Unquote(q)
-	f := strings.Fields(key[len(q):])
-	if err != nil || len(f) != 6 {
-		return "", dirID{}, false
-	}
-	rel, ok := "", p == root
+	rel, ok := "", id.Path == root
 	if !ok {
-		rel, ok = strings.CutPrefix(p, root+string(filepath.Separator))
+		rel, ok = strings.CutPrefix(id.Path, root+string(filepath.Separator))
 	}
-	mtime, err1 := strconv.ParseInt(f[2], 10, 64)
-	ctime, err2 := strconv.ParseInt(f[3], 10, 64)
-	ino, err3 := strconv.ParseUint(f[4], 10, 64)
-	dev, err4 := strconv.ParseUint(f[5], 10, 64)
-	if !ok || err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-		return "", dirID{}, false
-	}
-	return filepath.ToSlash(rel), dirID{dev: dev, ino: ino, mtime: mtime, ctime: ctime}, true
+	return filepath.ToSlash(rel), dirID{dev: id.Dev, ino: id.Ino, mtime: id.Mtime, ctime: id.Ctime}, ok
 }
 
 // opened notes that the walk opened the pristine folder rel with the

@@ -1,6 +1,7 @@
 package memo
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,4 +64,39 @@ func KeysUnchanged(keys []string) bool {
 		}
 	}
 	return true
+}
+
+// ParseKey is the identity a Key line names; not ok for a line Key would
+// not have written. A check that compares identities field by field (the
+// kept source.dir check's folders against the walk's) reads them back
+// with it, so that the key's form is known here only.
+func ParseKey(key string) (ID, bool) {
+	p, tail, ok := quoted(key)
+	if !ok || !filepath.IsAbs(p) {
+		return ID{}, false
+	}
+	id := ID{Path: p, Absent: tail == " absent"}
+	if !id.Absent {
+		nums, link, isLink := strings.Cut(tail, " -> ")
+		f := strings.Fields(nums)
+		if len(f) != 6 {
+			return ID{}, false
+		}
+		mode, err0 := strconv.ParseUint(f[0], 10, 32)
+		size, err1 := strconv.ParseInt(f[1], 10, 64)
+		mtime, err2 := strconv.ParseInt(f[2], 10, 64)
+		ctime, err3 := strconv.ParseInt(f[3], 10, 64)
+		ino, err4 := strconv.ParseUint(f[4], 10, 64)
+		dev, err5 := strconv.ParseUint(f[5], 10, 64)
+		if errors.Join(err0, err1, err2, err3, err4, err5) != nil {
+			return ID{}, false
+		}
+		id.Stat = Stat{Mode: uint32(mode), Size: size, Mtime: mtime, Ctime: ctime, Ino: ino, Dev: dev}
+		if isLink {
+			id.Link, _, _ = quoted(link)
+		}
+	}
+	// Any other spelling (spaces, signs, leading zeros, text after the
+	// link) is refused by writing the identity back.
+	return id, id.Key() == key
 }

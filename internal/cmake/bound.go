@@ -62,10 +62,18 @@ func boundOf(entries []logEntry, items []manifestItem, jobs int) Bound {
 		return b
 	}
 	took := Durations{}
+	type edgeRun struct {
+		start, end int64
+		hash       string
+	}
+	counted := map[edgeRun]bool{} // an edge's time is summed once, not once per output line
 	first, last := entries[0].start, entries[0].end
 	for _, e := range entries {
 		took[e.output] = e.took()
-		b.Sum += e.took()
+		if run := (edgeRun{e.start, e.end, e.hash}); !counted[run] {
+			counted[run] = true
+			b.Sum += e.took()
+		}
 		first, last = min(first, e.start), max(last, e.end)
 		b.Chain = max(b.Chain, e.took())
 	}

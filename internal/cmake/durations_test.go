@@ -70,13 +70,31 @@ func TestParseRecordRefusesDamageNamingTheLine(t *testing.T) {
 	}
 }
 
+// TestBoundCountsAnEdgeOnce: Ninja logs a line per output, and the real ROCm
+// fork's HIP custom commands name each object twice (relative and
+// absolute); summing lines made a 2-job build read "0.73x of 1310s".
+func TestBoundCountsAnEdgeOnce(t *testing.T) {
+	log := "# ninja log v7\n" +
+		"0\t4000\t1\thip_objs/sort.o\t2e38c08a2c8cc621\n" +
+		"0\t4000\t1\t/b/hip_objs/sort.o\t2e38c08a2c8cc621\n" +
+		"0\t2000\t1\ta.o\t9f0c\n" +
+		"2000\t4000\t1\tb.o\t77aa\n"
+	b := boundOf(readNinjaLog(strings.NewReader(log)), nil, 2)
+	if b.Sum != 8*time.Second || b.Wall != 4*time.Second {
+		t.Fatalf("bound %+v: want the three edges' 8s summed once each, wall 4s", b)
+	}
+	if got := b.String(); got != "bound: 1.00x of 4.0s (longest chain)" {
+		t.Errorf("line = %q", got)
+	}
+}
+
 func TestBoundIsTheLongestChainOrTheSumOverJobs(t *testing.T) {
 	items := splitManifest([]byte(coldManifest))
 	entries := []logEntry{
-		{0, 1000, "gen dir/h.h"},
-		{1000, 301000, "long.o"},
-		{0, 2000, "a.o"}, {2000, 4000, "b.o"}, {4000, 6000, "c.o"},
-		{301000, 302000, "lib.a"},
+		{0, 1000, "gen dir/h.h", "h1"},
+		{1000, 301000, "long.o", "h2"},
+		{0, 2000, "a.o", "h3"}, {2000, 4000, "b.o", "h4"}, {4000, 6000, "c.o", "h5"},
+		{301000, 302000, "lib.a", "h6"},
 	}
 	b := boundOf(entries, items, 4)
 	if b.Chain != 302*time.Second || b.Wall != 302*time.Second || b.Lower() != 302*time.Second {

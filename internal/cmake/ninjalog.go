@@ -10,10 +10,14 @@ import (
 )
 
 // logEntry is one line of Ninja's .ninja_log: an edge's output and when it
-// ran, in milliseconds from the start of the Ninja run that ran it.
+// ran, in milliseconds from the start of the Ninja run that ran it. Ninja
+// writes a line per output, so an edge with several outputs (CMake's
+// custom commands name some twice, relative and absolute) has several
+// lines with the same times and command hash.
 type logEntry struct {
 	start, end int64
 	output     string
+	hash       string // the command's hash, Ninja's fifth field
 }
 
 func (e logEntry) took() time.Duration { return time.Duration(e.end-e.start) * time.Millisecond }
@@ -36,7 +40,7 @@ func readNinjaLog(r io.Reader) []logEntry {
 		if err1 != nil || err2 != nil || start < 0 || end < start {
 			continue
 		}
-		out = append(out, logEntry{start: start, end: end, output: f[3]})
+		out = append(out, logEntry{start: start, end: end, output: f[3], hash: f[4]})
 	}
 	return out
 }
